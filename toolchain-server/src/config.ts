@@ -1,0 +1,135 @@
+/**
+ * The toolchain server's configuration: the one contract between the renderer (which emits it into a
+ * ConfigMap) and the server (which parses it at start). Both sides import this schema; a test joins them.
+ *
+ * Kept free of Node APIs so the renderer can bundle it for the browser.
+ */
+import { z } from 'zod';
+
+/** Presets of structured tools, each a typed wrapper around one toolchain's binaries. */
+export const TOOL_PRESETS = ['go', 'python', 'cargo', 'node', 'terraform', 'helm'] as const;
+export type ToolPreset = (typeof TOOL_PRESETS)[number];
+
+/** `structured`: only typed preset tools. `exec`: presets plus `exec_allowed` over `allowedCommands`. */
+export const TOOL_MODES = ['structured', 'exec'] as const;
+export type ToolMode = (typeof TOOL_MODES)[number];
+
+const commandName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'must be a bare command name (no path, no spaces)');
+
+const port = z.number().int().min(0).max(65535);
+
+export const listenSchema = z
+  .object({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: port,
+  })
+  .strict();
+
+/**
+ * A second listener that serves only `/healthz` and `/readyz`. The MCP endpoint is bound to 127.0.0.1, which
+ * kubelet probes (sent from the node to the pod IP) cannot reach; this listener gives them a target without
+ * exposing any tool.
+ */
+export const healthListenSchema = z
+  .object({
+    host: z.string().min(1).default('0.0.0.0'),
+    port: port,
+  })
+  .strict();
+
+export const toolsSchema = z
+  .object({
+    mode: z.enum(TOOL_MODES).default('structured'),
+    presets: z.array(z.enum(TOOL_PRESETS)).default([]),
+    allowedCommands: z.array(commandName).default([]),
+  })
+  .strict();
+
+export const handlesSchema = z
+  .object({
+    commands: z.array(z.string().min(1)).default([]),
+    files: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+export const limitsSchema = z
+  .object({
+    defaultTimeoutSeconds: z.number().int().positive().default(300),
+    maxTimeoutSeconds: z.number().int().positive().default(1800),
+    maxOutputBytes: z.number().int().positive().default(1048576),
+    maxConcurrency: z.number().int().positive().default(2),
+    maxQueue: z.number().int().nonnegative().default(16),
+  })
+  .strict()
+  .refine((l) => l.defaultTimeoutSeconds <= l.maxTimeoutSeconds, {
+    message: 'defaultTimeoutSeconds must be <= maxTimeoutSeconds',
+    path: ['defaultTimeoutSeconds'],
+  });
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
+
+export const envSchema = z
+  .object({
+    /** Names copied from the server's own environment into every child (e.g. PATH, LANG). */
+    passthrough: z.array(envName).default([]),
+    /** Fixed values set in every child (HOME, caches, TMPDIR). */
+    set: z.record(envName, z.string()).default({}),
+  })
+  .strict();
+
+export const authSchema = z
+  .union([
+    z.object({ bearerTokenFile: z.string().min(1) }).strict(),
+    z.object({ bearerTokenEnv: envName }).strict(),
+  ])
+  .optional();
+
+export const toolchainServerConfigSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label'),
+    listen: listenSchema,
+    health: healthListenSchema.optional(),
+    workspaceRoots: z.array(z.string().startsWith('/', 'must be an absolute path')).min(1),
+    tools: toolsSchema.default({ mode: 'structured', presets: [], allowedCommands: [] }),
+    handles: handlesSchema.default({ commands: [], files: [] }),
+    limits: limitsSchema.default({
+      defaultTimeoutSeconds: 300,
+      maxTimeoutSeconds: 1800,
+      maxOutputBytes: 1048576,
+      maxConcurrency: 2,
+      maxQueue: 16,
+    }),
+    env: envSchema.default({ passthrough: [], set: {} }),
+    auth: authSchema,
+  })
+  .strict();
+
+/** The config as written (defaults optional). */
+export type ToolchainServerConfigInput = z.input<typeof toolchainServerConfigSchema>;
+/** The config after parsing (defaults applied). */
+export type ToolchainServerConfig = z.output<typeof toolchainServerConfigSchema>;
+
+/** A config problem, with the JSON path of the offending field. */
+export interface ConfigIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+export type ConfigParseResult =
+  | { readonly ok: true; readonly config: ToolchainServerConfig }
+  | { readonly ok: false; readonly issues: readonly ConfigIssue[] };
+
+/** Parses an already-decoded JSON value; never throws. Paths are JSON Pointers (`/limits/maxQueue`). */
+export function parseToolchainServerConfig(value: unknown): ConfigParseResult {
+  const result = toolchainServerConfigSchema.safeParse(value);
+  if (result.success) return { ok: true, config: result.data };
+  return {
+    ok: false,
+    issues: result.error.issues.map((issue) => ({
+      path: `/${issue.path.map(String).join('/')}`,
+      message: issue.message,
+    })),
+  };
+}
