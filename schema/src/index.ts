@@ -1,0 +1,10 @@
+export type * from './types.generated.ts';
+export { formatSpecError, type LoadedSpec, type LoadResult, loadSpecText, type SpecError } from './load.ts';
+export {
+  agentSchema,
+  isValidAgentDocument,
+  joinPointer,
+  type SpecProblem,
+  splitPointer,
+  validateAgentDocument,
+} from './validator.ts';

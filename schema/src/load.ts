@@ -1,0 +1,96 @@
+/**
+ * Parses spec text (YAML or JSON, one or more `---`-separated documents), validates each document against
+ * the Agent schema and maps every problem to `file:line`. Isomorphic: takes text, never touches the disk.
+ */
+import { isMap, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from 'yaml';
+import type { ToolyardAgent } from './types.generated.ts';
+import { splitPointer, type SpecProblem, validateAgentDocument } from './validator.ts';
+
+/** A problem located in a file. */
+export interface SpecError extends SpecProblem {
+  readonly file: string;
+  /** 1-based line of the offending value (or of its closest existing parent). */
+  readonly line: number;
+}
+
+/** One valid Agent document of a spec file. */
+export interface LoadedSpec {
+  readonly file: string;
+  readonly agent: ToolyardAgent;
+  /** 1-based line of the value at a JSON Pointer in this document (or of its closest existing parent). */
+  lineOf(pointer: string): number;
+}
+
+export type LoadResult =
+  | { readonly ok: true; readonly specs: readonly LoadedSpec[] }
+  | { readonly ok: false; readonly errors: readonly SpecError[] };
+
+/** Parses and schema-validates every document in `text`. All problems of all documents are reported. */
+export function loadSpecText(text: string, file: string): LoadResult {
+  const lineCounter = new LineCounter();
+  const documents = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (!Array.isArray(documents)) {
+    return { ok: false, errors: [{ file, line: 1, path: '/', message: 'expected at least one YAML document' }] };
+  }
+  const errors: SpecError[] = [];
+  const specs: LoadedSpec[] = [];
+  const nonEmpty = documents.filter((doc) => doc.contents !== null || doc.errors.length > 0);
+  if (nonEmpty.length === 0) {
+    return { ok: false, errors: [{ file, line: 1, path: '/', message: 'the file holds no document', hint: 'write an Agent spec (apiVersion: toolyard.dev/v1alpha1, kind: Agent)' }] };
+  }
+  for (const doc of nonEmpty) {
+    const prefix = nonEmpty.length > 1 ? `[document ${nonEmpty.indexOf(doc) + 1}] ` : '';
+    if (doc.errors.length > 0) {
+      for (const error of doc.errors) {
+        const line = error.linePos?.[0]?.line ?? lineCounter.linePos(error.pos[0]).line;
+        errors.push({ file, line, path: '/', message: `${prefix}invalid YAML: ${error.message.split('\n')[0]}` });
+      }
+      continue;
+    }
+    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    const lineOf = (pointer: string) => lineOfPointer(doc, lineCounter, pointer);
+    const problems = validateAgentDocument(value);
+    if (problems.length > 0) {
+      for (const problem of problems) {
+        errors.push({ ...problem, file, line: lineOf(problem.path), message: prefix + problem.message });
+      }
+      continue;
+    }
+    specs.push({ file, agent: value as ToolyardAgent, lineOf });
+  }
+  if (errors.length > 0) return { ok: false, errors: errors.sort((a, b) => a.line - b.line) };
+  return { ok: true, specs };
+}
+
+function lineOfPointer(doc: Document, lineCounter: LineCounter, pointer: string): number {
+  let node: unknown = doc.contents;
+  let line = nodeLine(node, lineCounter) ?? 1;
+  for (const segment of splitPointer(pointer)) {
+    let next: unknown;
+    if (isMap(node)) {
+      const pair = node.items.find((item) => String((item.key as { value?: unknown } | null)?.value ?? item.key) === segment);
+      if (!pair) break;
+      line = nodeLine(pair.key, lineCounter) ?? line;
+      next = pair.value;
+    } else if (isSeq(node)) {
+      next = node.items[Number(segment)];
+    } else {
+      break;
+    }
+    if (next === undefined || next === null) break;
+    node = next;
+    line = nodeLine(node, lineCounter) ?? line;
+  }
+  return line;
+}
+
+function nodeLine(node: unknown, lineCounter: LineCounter): number | undefined {
+  const range = (node as Node | null)?.range;
+  return range ? lineCounter.linePos(range[0]).line : undefined;
+}
+
+/** `file:line: /path: message` and, when there is one, an indented hint line. */
+export function formatSpecError(error: SpecError): string {
+  const head = `${error.file}:${error.line}: ${error.path}: ${error.message}`;
+  return error.hint ? `${head}\n  hint: ${error.hint}` : head;
+}
