@@ -3,8 +3,8 @@
  * `--check` compares instead of writing and exits 1 on drift (run in CI).
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { compile } from 'json-schema-to-typescript';
 import type { JSONSchema4 } from 'json-schema';
+import { compile } from 'json-schema-to-typescript';
 
 const schemaUrl = new URL('../agent.schema.json', import.meta.url);
 const outputUrl = new URL('../src/types.generated.ts', import.meta.url);
@@ -27,7 +27,9 @@ const generated = await compile(schema, 'ToolyardAgent', {
 if (process.argv.includes('--check')) {
   const committed = await readFile(outputUrl, 'utf8').catch(() => '');
   if (committed !== generated) {
-    console.error('schema/src/types.generated.ts is out of date with schema/agent.schema.json: run `npm run gen`.');
+    console.error(
+      'schema/src/types.generated.ts is out of date with schema/agent.schema.json: run `npm run gen`.',
+    );
     process.exit(1);
   }
   console.log('types.generated.ts is up to date');

@@ -1,5 +1,5 @@
-export type * from './types.generated.ts';
 export { formatSpecError, type LoadedSpec, type LoadResult, loadSpecText, type SpecError } from './load.ts';
+export type * from './types.generated.ts';
 export {
   agentSchema,
   isValidAgentDocument,

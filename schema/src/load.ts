@@ -2,9 +2,9 @@
  * Parses spec text (YAML or JSON, one or more `---`-separated documents), validates each document against
  * the Agent schema and maps every problem to `file:line`. Isomorphic: takes text, never touches the disk.
  */
-import { isMap, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from 'yaml';
+import { type Document, isMap, isSeq, LineCounter, type Node, parseAllDocuments } from 'yaml';
 import type { ToolyardAgent } from './types.generated.ts';
-import { splitPointer, type SpecProblem, validateAgentDocument } from './validator.ts';
+import { type SpecProblem, splitPointer, validateAgentDocument } from './validator.ts';
 
 /** A problem located in a file. */
 export interface SpecError extends SpecProblem {
@@ -30,20 +30,39 @@ export function loadSpecText(text: string, file: string): LoadResult {
   const lineCounter = new LineCounter();
   const documents = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (!Array.isArray(documents)) {
-    return { ok: false, errors: [{ file, line: 1, path: '/', message: 'expected at least one YAML document' }] };
+    return {
+      ok: false,
+      errors: [{ file, line: 1, path: '/', message: 'expected at least one YAML document' }],
+    };
   }
   const errors: SpecError[] = [];
   const specs: LoadedSpec[] = [];
   const nonEmpty = documents.filter((doc) => doc.contents !== null || doc.errors.length > 0);
   if (nonEmpty.length === 0) {
-    return { ok: false, errors: [{ file, line: 1, path: '/', message: 'the file holds no document', hint: 'write an Agent spec (apiVersion: toolyard.dev/v1alpha1, kind: Agent)' }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          file,
+          line: 1,
+          path: '/',
+          message: 'the file holds no document',
+          hint: 'write an Agent spec (apiVersion: toolyard.dev/v1alpha1, kind: Agent)',
+        },
+      ],
+    };
   }
   for (const doc of nonEmpty) {
     const prefix = nonEmpty.length > 1 ? `[document ${nonEmpty.indexOf(doc) + 1}] ` : '';
     if (doc.errors.length > 0) {
       for (const error of doc.errors) {
         const line = error.linePos?.[0]?.line ?? lineCounter.linePos(error.pos[0]).line;
-        errors.push({ file, line, path: '/', message: `${prefix}invalid YAML: ${error.message.split('\n')[0]}` });
+        errors.push({
+          file,
+          line,
+          path: '/',
+          message: `${prefix}invalid YAML: ${error.message.split('\n')[0]}`,
+        });
       }
       continue;
     }
@@ -68,7 +87,9 @@ function lineOfPointer(doc: Document, lineCounter: LineCounter, pointer: string)
   for (const segment of splitPointer(pointer)) {
     let next: unknown;
     if (isMap(node)) {
-      const pair = node.items.find((item) => String((item.key as { value?: unknown } | null)?.value ?? item.key) === segment);
+      const pair = node.items.find(
+        (item) => String((item.key as { value?: unknown } | null)?.value ?? item.key) === segment,
+      );
       if (!pair) break;
       line = nodeLine(pair.key, lineCounter) ?? line;
       next = pair.value;

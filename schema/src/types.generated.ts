@@ -562,6 +562,7 @@ export interface DeployedGateway {
    */
   healthPath?: string;
   resources?: Resources2;
+  serviceAccountAnnotations?: StringMap8;
 }
 /**
  * External authority the gateway holds.
@@ -590,6 +591,10 @@ export interface KubernetesAuthority {
  */
 export interface GatewayAuth {
   bearerTokenSecret: SecretKeyRef;
+  /**
+   * For deployed gateways: the environment variable in the gateway container that receives the token (the gateway validates incoming bearer tokens against it).
+   */
+  tokenEnv?: string;
 }
 /**
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
@@ -639,6 +644,12 @@ export interface Resources2 {
   limits?: ResourceList;
 }
 /**
+ * Annotations of the gateway ServiceAccount, such as cloud workload identity bindings for the authority it holds.
+ */
+export interface StringMap8 {
+  [k: string]: string | undefined;
+}
+/**
  * An existing gateway, referenced by URL and not deployed.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
@@ -668,7 +679,7 @@ export interface Resources3 {
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "StringMap".
  */
-export interface StringMap8 {
+export interface StringMap9 {
   [k: string]: string | undefined;
 }
 /**

@@ -2,7 +2,7 @@
  * JSON Schema validation of Agent specs with ajv, turned into friendly, path-addressed problems.
  * Isomorphic: no Node APIs, so the browser playground runs the same checks.
  */
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import agentSchema from '../agent.schema.json' with { type: 'json' };
 import type { ToolyardAgent } from './types.generated.ts';
 
@@ -21,13 +21,19 @@ export { agentSchema };
 let compiled: ValidateFunction<ToolyardAgent> | undefined;
 
 function validator(): ValidateFunction<ToolyardAgent> {
-  if (!compiled) {
-    const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, strictTypes: false, verbose: true });
+  if (compiled === undefined) {
+    const ajv = new Ajv({
+      allErrors: true,
+      strict: true,
+      strictRequired: false,
+      strictTypes: false,
+      verbose: true,
+    });
     // json-schema-to-typescript's annotation for union types; meaningless to validation.
     ajv.addKeyword({ keyword: 'tsType', schemaType: 'string' });
     compiled = ajv.compile<ToolyardAgent>(agentSchema);
   }
-  return compiled;
+  return compiled as ValidateFunction<ToolyardAgent>;
 }
 
 /** Validates a decoded document against the Agent schema. */
@@ -44,9 +50,11 @@ export function isValidAgentDocument(value: unknown): value is ToolyardAgent {
 const PATTERN_HINTS: Record<string, string> = {
   '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$':
     'use a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
-  '^[A-Za-z_][A-Za-z0-9_]*$': 'use an environment variable name: letters, digits and "_", not starting with a digit',
+  '^[A-Za-z_][A-Za-z0-9_]*$':
+    'use an environment variable name: letters, digits and "_", not starting with a digit',
   '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': 'use a Kubernetes quantity such as "500m", "1Gi" or "2"',
-  '^[A-Za-z0-9][A-Za-z0-9._+-]*$': 'use a bare command name such as "cargo": no path, no spaces, no arguments',
+  '^[A-Za-z0-9][A-Za-z0-9._+-]*$':
+    'use a bare command name such as "cargo": no path, no spaces, no arguments',
   '^sha256:[a-f0-9]{64}$': 'use a digest of the form sha256:<64 hex characters>',
 };
 
@@ -86,12 +94,23 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
     }
     case 'required': {
       const field = String(params['missingProperty']);
-      const hint = field === 'tag' && error.instancePath.endsWith('/image') ? 'pin the image with "tag" or "digest"' : undefined;
-      return { path: joinPointer(error.instancePath, field), message: `missing required field "${field}"`, hint };
+      const hint =
+        field === 'tag' && error.instancePath.endsWith('/image')
+          ? 'pin the image with "tag" or "digest"'
+          : undefined;
+      return {
+        path: joinPointer(error.instancePath, field),
+        message: `missing required field "${field}"`,
+        hint,
+      };
     }
     case 'enum': {
       const allowed = (params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ');
-      return { path, message: `must be one of ${allowed}`, hint: `got ${JSON.stringify(valueAt(root, path))}` };
+      return {
+        path,
+        message: `must be one of ${allowed}`,
+        hint: `got ${JSON.stringify(valueAt(root, path))}`,
+      };
     }
     case 'const':
       return { path, message: `must be ${JSON.stringify(params['allowedValue'])}` };
@@ -104,11 +123,18 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
       };
     }
     case 'type':
-      return { path, message: `must be ${withArticle(String(params['type']))}`, hint: `got ${typeName(valueAt(root, path))}` };
+      return {
+        path,
+        message: `must be ${withArticle(String(params['type']))}`,
+        hint: `got ${typeName(valueAt(root, path))}`,
+      };
     case 'minItems':
       return { path, message: `must have at least ${String(params['limit'])} item(s)` };
     case 'uniqueItems':
-      return { path, message: `must not repeat items (items ${String(params['j'])} and ${String(params['i'])} are equal)` };
+      return {
+        path,
+        message: `must not repeat items (items ${String(params['j'])} and ${String(params['i'])} are equal)`,
+      };
     default:
       return { path, message: error.message ?? `fails ${error.keyword}` };
   }

@@ -1,0 +1,146 @@
+import { k8s } from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { backendContainer, portName, serviceAccountTokenVolume } from './backend-container.ts';
+import { contentHash, resourceRequirements } from './container-parts.ts';
+import { INSTALLER_RESOURCES, PATHS } from './defaults.ts';
+import type { McpClientConfigMap } from './mcp-client-config-map.ts';
+import type { AgentPlan } from './plan.ts';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
+import type { ToolchainSidecar } from './toolchain-sidecar.ts';
+
+export const SERVER_BUNDLE_VOLUME = 'toolyard-server';
+export const CONFIG_HASH_ANNOTATION = 'toolyard.dev/config-hash';
+
+export interface AgentWorkloadProps {
+  /** The agent to run. */
+  readonly plan: AgentPlan;
+  /** Its toolchain sidecars, in spec order. */
+  readonly toolchains: readonly ToolchainSidecar[];
+  /** The backends' MCP client configs. */
+  readonly mcpClientConfigs: McpClientConfigMap;
+}
+
+/**
+ * The agent pod: backend containers and toolchain sidecars on one shared workspace, as a Deployment, or as a
+ * StatefulSet when the workspace is a claim template. Also the agent's Service, which exposes the backends.
+ */
+export class AgentWorkload extends Construct {
+  readonly workload: k8s.KubeDeployment | k8s.KubeStatefulSet;
+  readonly service: k8s.KubeService;
+  readonly podSpec: k8s.PodSpec;
+
+  constructor(scope: Construct, id: string, props: AgentWorkloadProps) {
+    super(scope, id);
+    const { plan, toolchains, mcpClientConfigs } = props;
+    const names = plan.names;
+    const labels = names.labels('agent', plan.labels);
+    const selector = names.agentSelector();
+    const annotations = Object.keys(plan.annotations).length > 0 ? { annotations: plan.annotations } : {};
+    const metadata = { name: names.workload, namespace: plan.namespace, labels, ...annotations };
+
+    const backends = plan.backends.map((b) => backendContainer(plan, b, mcpClientConfigs.fileFor(b.name)));
+    const injects = plan.toolchains.some((t) => t.injectServer);
+    const volume = plan.workspace.volume;
+    const workspaceVolumes: k8s.Volume[] =
+      volume.kind === 'emptyDir'
+        ? [
+            {
+              name: 'workspace',
+              emptyDir: {
+                sizeLimit: k8s.Quantity.fromString(volume.sizeLimit),
+                ...(volume.medium ? { medium: volume.medium } : {}),
+              },
+            },
+          ]
+        : volume.kind === 'existingClaim'
+          ? [{ name: 'workspace', persistentVolumeClaim: { claimName: volume.claimName } }]
+          : [];
+
+    this.podSpec = {
+      serviceAccountName: names.serviceAccount,
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      securityContext: restrictedPodSecurityContext(),
+      ...(injects ? { initContainers: [serverInstaller(plan)] } : {}),
+      containers: [...backends.map((b) => b.container), ...toolchains.map((t) => t.container)],
+      volumes: [
+        ...workspaceVolumes,
+        ...(injects
+          ? [{ name: SERVER_BUNDLE_VOLUME, emptyDir: { sizeLimit: k8s.Quantity.fromString('512Mi') } }]
+          : []),
+        ...(plan.rbacPreset !== 'none' ? [serviceAccountTokenVolume()] : []),
+        ...backends.flatMap((b) => b.volumes),
+        ...toolchains.flatMap((t) => t.volumes),
+      ],
+    };
+    const configHash = contentHash([
+      ...mcpClientConfigs.files.map((f) => f.content),
+      ...toolchains.map((t) => t.configJson),
+    ]);
+    const template: k8s.PodTemplateSpec = {
+      metadata: { labels, annotations: { ...plan.annotations, [CONFIG_HASH_ANNOTATION]: configHash } },
+      spec: this.podSpec,
+    };
+
+    const headless = volume.kind === 'claimTemplate';
+    this.service = new k8s.KubeService(this, 'service', {
+      metadata: { name: names.service, namespace: plan.namespace, labels, ...annotations },
+      spec: {
+        ...(headless ? { clusterIp: 'None' } : { type: 'ClusterIP' }),
+        selector: { ...selector },
+        ports: plan.backends.map((b) => ({
+          name: portName(plan, b),
+          port: b.port,
+          targetPort: k8s.IntOrString.fromString(portName(plan, b)),
+          protocol: 'TCP',
+        })),
+      },
+    });
+
+    if (volume.kind === 'claimTemplate') {
+      this.workload = new k8s.KubeStatefulSet(this, 'stateful-set', {
+        metadata,
+        spec: {
+          replicas: 1,
+          serviceName: names.service,
+          selector: { matchLabels: { ...selector } },
+          template,
+          volumeClaimTemplates: [
+            {
+              metadata: { name: 'workspace', labels },
+              spec: {
+                accessModes: [...volume.accessModes],
+                resources: { requests: { storage: k8s.Quantity.fromString(volume.storage) } },
+                ...(volume.storageClassName ? { storageClassName: volume.storageClassName } : {}),
+              },
+            },
+          ],
+        },
+      });
+    } else {
+      this.workload = new k8s.KubeDeployment(this, 'deployment', {
+        metadata,
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { ...selector } },
+          // A claim that is not ReadWriteMany cannot be mounted by an old and a new pod at once.
+          strategy: { type: volume.kind === 'existingClaim' ? 'Recreate' : 'RollingUpdate' },
+          template,
+        },
+      });
+    }
+  }
+}
+
+/** Copies the toolchain server bundle (Node runtime + one JS file) into the pod for bring-your-own images. */
+function serverInstaller(plan: AgentPlan): k8s.Container {
+  return {
+    name: 'toolyard-install',
+    image: plan.toolchainServerImage.reference,
+    imagePullPolicy: plan.toolchainServerImage.pullPolicy,
+    command: ['cp', '-R', `${PATHS.serverBundle}/.`, '/toolyard/'],
+    resources: resourceRequirements(INSTALLER_RESOURCES),
+    securityContext: restrictedContainerSecurityContext(),
+    volumeMounts: [{ name: SERVER_BUNDLE_VOLUME, mountPath: '/toolyard' }],
+  };
+}

@@ -1,0 +1,103 @@
+import * as plus from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import type { AgentMetadata, AgentSpec, ToolyardAgent } from '../../schema/src/types.generated.ts';
+import { validateAgentDocument } from '../../schema/src/validator.ts';
+import { AgentSpecError } from './agent-spec-error.ts';
+import { AgentWorkload, SERVER_BUNDLE_VOLUME } from './agent-workload.ts';
+import { egressWarnings, type RenderWarning } from './effective-egress.ts';
+import { KubernetesAccess } from './kubernetes-access.ts';
+import { McpClientConfigMap } from './mcp-client-config-map.ts';
+import { McpGateway } from './mcp-gateway.ts';
+import { AgentNetworkPolicies } from './network-policies.ts';
+import { type AgentPlan, deployedGateways, planAgent } from './plan.ts';
+import { checkAgentPlan } from './semantic-checks.ts';
+import { ToolchainSidecar } from './toolchain-sidecar.ts';
+
+export interface AgentProps {
+  /** The agent's identity: name, namespace, extra labels and annotations. */
+  readonly metadata: AgentMetadata;
+  /** Backends, toolchains, gateways, workspace and policy (the `spec` of a `toolyard.dev/v1alpha1` Agent). */
+  readonly spec: AgentSpec;
+}
+
+/**
+ * A toolyard Agent inside any cdk8s chart: the agent pod (backends + toolchain sidecars + workspace), its
+ * ServiceAccount and Service, the toolchain and MCP client ConfigMaps, one Deployment/Service/ServiceAccount
+ * (+ preset Roles) per deployed gateway, and deny-by-default NetworkPolicies for every pod.
+ *
+ * The props are validated against the JSON Schema and the semantic checks first; an invalid spec throws an
+ * `AgentSpecError` listing every problem, before any object is added to the chart.
+ */
+export class Agent extends Construct {
+  readonly plan: AgentPlan;
+  /** Things that render but deserve attention, e.g. a toolchain sharing more egress than it asked for. */
+  readonly warnings: readonly RenderWarning[];
+  readonly serviceAccount: plus.ServiceAccount;
+  readonly workload: AgentWorkload;
+  readonly toolchains: readonly ToolchainSidecar[];
+  readonly mcpClientConfigs: McpClientConfigMap;
+  readonly gateways: readonly McpGateway[];
+  readonly access?: KubernetesAccess;
+  readonly networkPolicies?: AgentNetworkPolicies;
+
+  constructor(scope: Construct, id: string, props: AgentProps) {
+    const document: ToolyardAgent = {
+      apiVersion: 'toolyard.dev/v1alpha1',
+      kind: 'Agent',
+      metadata: props.metadata,
+      spec: props.spec,
+    };
+    const schemaProblems = validateAgentDocument(document);
+    const name = String(props.metadata?.name);
+    if (schemaProblems.length > 0) throw new AgentSpecError(name, schemaProblems);
+    const plan = planAgent(document);
+    const problems = checkAgentPlan(plan);
+    if (problems.length > 0) throw new AgentSpecError(name, problems);
+
+    super(scope, id);
+    this.plan = plan;
+    this.warnings = egressWarnings(plan);
+    const names = plan.names;
+    const labels = names.labels('agent', plan.labels);
+    const saAnnotations = { ...plan.annotations, ...plan.serviceAccountAnnotations };
+
+    this.serviceAccount = new plus.ServiceAccount(this, 'service-account', {
+      metadata: {
+        name: names.serviceAccount,
+        namespace: plan.namespace,
+        labels,
+        ...(Object.keys(saAnnotations).length > 0 ? { annotations: saAnnotations } : {}),
+      },
+      automountToken: false,
+    });
+    if (plan.rbacPreset !== 'none') {
+      this.access = new KubernetesAccess(this, 'access', {
+        name: names.workload,
+        serviceAccount: { name: names.serviceAccount, namespace: plan.namespace },
+        preset: plan.rbacPreset,
+        namespaces: [plan.namespace],
+        labels,
+        annotations: plan.annotations,
+      });
+    }
+    this.mcpClientConfigs = new McpClientConfigMap(this, 'mcp-clients', { plan });
+    this.toolchains = plan.toolchains.map(
+      (toolchain) =>
+        new ToolchainSidecar(this, `toolchain-${toolchain.name}`, {
+          plan,
+          toolchain,
+          serverBundleVolume: SERVER_BUNDLE_VOLUME,
+        }),
+    );
+    this.workload = new AgentWorkload(this, 'workload', {
+      plan,
+      toolchains: this.toolchains,
+      mcpClientConfigs: this.mcpClientConfigs,
+    });
+    this.gateways = deployedGateways(plan).map(
+      (gateway) => new McpGateway(this, `gateway-${gateway.name}`, { plan, gateway }),
+    );
+    if (plan.network.enabled)
+      this.networkPolicies = new AgentNetworkPolicies(this, 'network-policies', { plan });
+  }
+}

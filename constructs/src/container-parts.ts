@@ -1,0 +1,74 @@
+/** Small builders for the parts every generated container shares: env, resources, probes, scratch volumes. */
+import { k8s } from 'cdk8s-plus-28';
+import type { Resources } from '../../schema/src/types.generated.ts';
+import { PATHS } from './defaults.ts';
+import type { SecretRef } from './plan.ts';
+
+export function plainEnv(env: Readonly<Record<string, string>>): k8s.EnvVar[] {
+  return Object.entries(env).map(([name, value]) => ({ name, value }));
+}
+
+export function secretEnv(refs: readonly SecretRef[]): k8s.EnvVar[] {
+  return refs.map((ref) => ({
+    name: ref.env,
+    valueFrom: { secretKeyRef: { name: ref.secretName, key: ref.key } },
+  }));
+}
+
+export function resourceRequirements(resources: Resources): k8s.ResourceRequirements {
+  const toQuantities = (list: Resources['requests']) => {
+    if (!list) return undefined;
+    const out: Record<string, k8s.Quantity> = {};
+    for (const [name, value] of Object.entries(list))
+      if (value !== undefined) out[name] = k8s.Quantity.fromString(value);
+    return out;
+  };
+  const limits = toQuantities(resources.limits);
+  const requests = toQuantities(resources.requests);
+  return { ...(limits ? { limits } : {}), ...(requests ? { requests } : {}) };
+}
+
+/** Readiness and liveness: HTTP on `path` when given, else a TCP connect. */
+export function probes(port: number, path?: string): Pick<k8s.Container, 'readinessProbe' | 'livenessProbe'> {
+  const target = path
+    ? { httpGet: { path, port: k8s.IntOrString.fromNumber(port) } }
+    : { tcpSocket: { port: k8s.IntOrString.fromNumber(port) } };
+  return {
+    readinessProbe: { ...target, periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 3 },
+    livenessProbe: {
+      ...target,
+      initialDelaySeconds: 10,
+      periodSeconds: 20,
+      timeoutSeconds: 2,
+      failureThreshold: 3,
+    },
+  };
+}
+
+/** Writable scratch space for a read-only root filesystem: `/tmp` and `HOME` (where language caches live). */
+export function scratchVolumes(container: string): { volumes: k8s.Volume[]; mounts: k8s.VolumeMount[] } {
+  return {
+    volumes: [
+      { name: `${container}-tmp`, emptyDir: { sizeLimit: k8s.Quantity.fromString('1Gi') } },
+      { name: `${container}-home`, emptyDir: { sizeLimit: k8s.Quantity.fromString('5Gi') } },
+    ],
+    mounts: [
+      { name: `${container}-tmp`, mountPath: PATHS.tmp },
+      { name: `${container}-home`, mountPath: PATHS.home },
+    ],
+  };
+}
+
+/** A deterministic, dependency-free content hash (FNV-1a, 32-bit, hex) for config-change rollouts. */
+export function contentHash(parts: readonly string[]): string {
+  let hash = 0x811c9dc5;
+  for (const part of parts) {
+    for (let i = 0; i < part.length; i++) {
+      hash ^= part.charCodeAt(i);
+      hash = Math.imul(hash, 0x01000193) >>> 0;
+    }
+    hash ^= 0xff;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}

@@ -1,0 +1,64 @@
+/**
+ * Every default the renderer applies, in one place. The schema's `default` annotations document the same
+ * values; `test/constructs/schema-defaults.test.ts` proves the two agree by rendering both ways.
+ */
+import type { Resources } from '../../schema/src/types.generated.ts';
+
+export const DEFAULT_NAMESPACE = 'default';
+export const DEFAULT_WORKSPACE_MOUNT_PATH = '/workspace';
+export const DEFAULT_WORKSPACE_SIZE_LIMIT = '10Gi';
+export const DEFAULT_CLAIM_ACCESS_MODES = ['ReadWriteOnce'] as const;
+export const DEFAULT_MCP_CONFIG_PATH = '/etc/toolyard/mcp';
+export const DEFAULT_GATEWAY_PATH = '/mcp';
+export const DEFAULT_GATEWAY_REPLICAS = 1;
+export const DEFAULT_GATEWAY_TOKEN_ENV = 'MCP_BEARER_TOKEN';
+export const DEFAULT_PULL_POLICY = 'IfNotPresent';
+export const HEALTH_PORT_OFFSET = 1000;
+
+export const DEFAULT_BACKEND_RESOURCES: Resources = {
+  requests: { cpu: '250m', memory: '512Mi' },
+  limits: { memory: '1Gi' },
+};
+export const DEFAULT_TOOLCHAIN_RESOURCES: Resources = {
+  requests: { cpu: '500m', memory: '1Gi' },
+  limits: { memory: '2Gi' },
+};
+export const DEFAULT_GATEWAY_RESOURCES: Resources = {
+  requests: { cpu: '100m', memory: '128Mi' },
+  limits: { memory: '256Mi' },
+};
+/** The init container only copies files. */
+export const INSTALLER_RESOURCES: Resources = {
+  requests: { cpu: '50m', memory: '32Mi' },
+  limits: { memory: '64Mi' },
+};
+
+export const DEFAULT_LIMITS = {
+  defaultTimeoutSeconds: 300,
+  maxTimeoutSeconds: 1800,
+  maxOutputBytes: 1048576,
+  maxConcurrency: 2,
+  maxQueue: 16,
+} as const;
+
+export const DEFAULT_MODEL_EGRESS = { cidrs: ['0.0.0.0/0'], ports: [443] };
+export const DEFAULT_REGISTRY_EGRESS = { cidrs: ['0.0.0.0/0'], ports: [443] };
+export const DEFAULT_API_SERVER_EGRESS = { cidrs: ['0.0.0.0/0'], ports: [443, 6443] };
+export const DEFAULT_DNS = { namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' } };
+
+export const DEFAULT_TOOLCHAIN_SERVER_IMAGE = {
+  repository: 'ghcr.io/toolyard/toolchain-server',
+  tag: '0.1.0',
+} as const;
+
+/** Fixed paths inside generated containers. */
+export const PATHS = {
+  home: '/home/toolyard',
+  tmp: '/tmp',
+  serverBundle: '/opt/toolyard',
+  toolchainConfigDir: '/etc/toolyard/toolchain',
+  serviceAccount: '/var/run/secrets/kubernetes.io/serviceaccount',
+} as const;
+
+/** The uid/gid every generated container runs as (the conventional "nonroot" id of distroless images). */
+export const RUN_AS_ID = 65532;

@@ -1,0 +1,214 @@
+/**
+ * NetworkPolicy selects pods, not containers: a pod's egress is the union of what its containers need.
+ * This module computes that union per pod, says who needs each grant, and warns where a container asked
+ * for less than its pod will have.
+ */
+import type { AgentPlan, EgressRule, PlannedDeployedGateway } from './plan.ts';
+import { deployedGateways } from './plan.ts';
+
+export type EgressDestination =
+  | { readonly kind: 'dns'; readonly namespace: string; readonly podLabels: Readonly<Record<string, string>> }
+  | { readonly kind: 'cidrs'; readonly cidrs: readonly string[] }
+  | {
+      readonly kind: 'gateway';
+      readonly gateway: string;
+      readonly podLabels: Readonly<Record<string, string>>;
+    }
+  | { readonly kind: 'anywhere' };
+
+export interface EgressPort {
+  readonly port: number;
+  readonly protocol: 'TCP' | 'UDP';
+}
+
+/** One allowed egress destination of a pod, and the containers that need it. */
+export interface EgressGrant {
+  readonly purpose: string;
+  readonly to: EgressDestination;
+  /** Empty means every port. */
+  readonly ports: readonly EgressPort[];
+  readonly neededBy: readonly string[];
+}
+
+export interface PodEgress {
+  readonly pod: string;
+  readonly containers: readonly string[];
+  /** False when NetworkPolicies are disabled: the pod's egress is then unrestricted. */
+  readonly restricted: boolean;
+  readonly grants: readonly EgressGrant[];
+}
+
+export interface RenderWarning {
+  readonly path: string;
+  readonly message: string;
+}
+
+const DNS_PORTS: readonly EgressPort[] = [
+  { port: 53, protocol: 'UDP' },
+  { port: 53, protocol: 'TCP' },
+];
+
+function tcp(ports: readonly number[]): EgressPort[] {
+  return ports.map((port) => ({ port, protocol: 'TCP' }));
+}
+
+function cidrGrant(purpose: string, rule: EgressRule, neededBy: readonly string[]): EgressGrant {
+  return { purpose, to: { kind: 'cidrs', cidrs: rule.cidrs }, ports: tcp(rule.ports), neededBy };
+}
+
+/** The egress grants of the agent pod. */
+export function agentPodEgress(plan: AgentPlan): PodEgress {
+  const backends = plan.backends.map((b) => b.name);
+  const toolchains = plan.toolchains;
+  const everyone = [...backends, ...toolchains.map((t) => t.containerName)];
+  const grants: EgressGrant[] = [
+    {
+      purpose: 'cluster DNS',
+      to: { kind: 'dns', ...plan.network.dns },
+      ports: DNS_PORTS,
+      neededBy: everyone,
+    },
+  ];
+  for (const gateway of deployedGateways(plan)) {
+    grants.push({
+      purpose: `MCP gateway "${gateway.name}"`,
+      to: { kind: 'gateway', gateway: gateway.objectName, podLabels: gateway.selector },
+      ports: tcp([gateway.port]),
+      neededBy: backends,
+    });
+  }
+  grants.push(cidrGrant('model providers', plan.network.modelEgress, backends));
+  for (const gateway of plan.gateways) {
+    if (gateway.kind === 'external' && gateway.egress) {
+      grants.push(cidrGrant(`external MCP gateway "${gateway.name}"`, gateway.egress, backends));
+    }
+  }
+  if (plan.rbacPreset !== 'none') {
+    grants.push(cidrGrant('Kubernetes API server', plan.network.apiServerEgress, backends));
+  }
+  const registryUsers = toolchains.filter((t) => t.egress === 'registries').map((t) => t.containerName);
+  if (registryUsers.length > 0) {
+    grants.push(cidrGrant('package registries', plan.network.registryEgress, registryUsers));
+  }
+  const openUsers = toolchains.filter((t) => t.egress === 'open').map((t) => t.containerName);
+  if (openUsers.length > 0) {
+    grants.push({ purpose: 'open egress', to: { kind: 'anywhere' }, ports: [], neededBy: openUsers });
+  }
+  return { pod: plan.names.workload, containers: everyone, restricted: plan.network.enabled, grants };
+}
+
+/** The egress grants of a deployed gateway's pods. */
+export function gatewayPodEgress(plan: AgentPlan, gateway: PlannedDeployedGateway): PodEgress {
+  const container = gateway.name;
+  const grants: EgressGrant[] = [
+    {
+      purpose: 'cluster DNS',
+      to: { kind: 'dns', ...plan.network.dns },
+      ports: DNS_PORTS,
+      neededBy: [container],
+    },
+  ];
+  if (gateway.kubernetes) {
+    grants.push(cidrGrant('Kubernetes API server', plan.network.apiServerEgress, [container]));
+  }
+  if (gateway.egress) grants.push(cidrGrant('declared gateway egress', gateway.egress, [container]));
+  return { pod: gateway.objectName, containers: [container], restricted: plan.network.enabled, grants };
+}
+
+export function allPodEgress(plan: AgentPlan): PodEgress[] {
+  return [agentPodEgress(plan), ...deployedGateways(plan).map((g) => gatewayPodEgress(plan, g))];
+}
+
+export function describeDestination(to: EgressDestination): string {
+  switch (to.kind) {
+    case 'dns':
+      return `DNS pods ${formatLabels(to.podLabels)} in namespace ${to.namespace}`;
+    case 'cidrs':
+      return to.cidrs.join(', ');
+    case 'gateway':
+      return `pods of ${to.gateway}`;
+    case 'anywhere':
+      return 'anywhere';
+  }
+}
+
+export function describePorts(ports: readonly EgressPort[]): string {
+  if (ports.length === 0) return 'all ports';
+  return ports.map((p) => `${p.port}/${p.protocol}`).join(', ');
+}
+
+function formatLabels(labels: Readonly<Record<string, string>>): string {
+  return Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+}
+
+/**
+ * Warnings where a toolchain gets more egress than it asked for, because its pod's other containers need it;
+ * and where NetworkPolicies are off altogether.
+ */
+export function egressWarnings(plan: AgentPlan): RenderWarning[] {
+  if (!plan.network.enabled) {
+    return [
+      {
+        path: '/spec/networkPolicy/enabled',
+        message: 'NetworkPolicies are disabled: every generated pod has unrestricted ingress and egress',
+      },
+    ];
+  }
+  const pod = agentPodEgress(plan);
+  const warnings: RenderWarning[] = [];
+  plan.toolchains.forEach((toolchain, index) => {
+    const own = pod.grants.filter((grant) => grant.neededBy.includes(toolchain.containerName));
+    const extra = pod.grants.filter(
+      (grant) => grant.to.kind !== 'dns' && !own.some((mine) => covers(mine, grant)),
+    );
+    if (extra.length === 0) return;
+    const inherited = extra
+      .map(
+        (grant) =>
+          `${describeDestination(grant.to)} on ${describePorts(grant.ports)} (${grant.purpose}, for ${grant.neededBy.join(', ')})`,
+      )
+      .join('; ');
+    warnings.push({
+      path: `/spec/toolchains/${index}/network/egress`,
+      message:
+        `toolchain "${toolchain.name}" asks for egress "${toolchain.egress}" but shares pod "${pod.pod}", ` +
+        `whose NetworkPolicy also allows: ${inherited}. NetworkPolicy selects pods, not containers`,
+    });
+  });
+  plan.gateways.forEach((gateway, index) => {
+    if (gateway.kind !== 'external' || gateway.egress) return;
+    const { port, host } = urlTarget(gateway.url);
+    const covered =
+      plan.network.modelEgress.ports.includes(port) && plan.network.modelEgress.cidrs.includes('0.0.0.0/0');
+    if (!covered) {
+      warnings.push({
+        path: `/spec/gateways/${index}/egress`,
+        message: `external gateway "${gateway.name}" (${host}:${port}) is reachable by no egress rule of pod "${pod.pod}": declare its CIDRs and port in gateways[${index}].egress`,
+      });
+    }
+  });
+  return warnings;
+}
+
+/** Whether `wider` already allows everything `narrower` allows. */
+function covers(wider: EgressGrant, narrower: EgressGrant): boolean {
+  if (wider.to.kind === 'anywhere') return true;
+  if (wider === narrower) return true;
+  if (wider.to.kind !== 'cidrs' || narrower.to.kind !== 'cidrs') return false;
+  const wideCidrs = wider.to.cidrs;
+  const cidrsCovered =
+    wideCidrs.includes('0.0.0.0/0') || narrower.to.cidrs.every((c) => wideCidrs.includes(c));
+  const portsCovered =
+    wider.ports.length === 0 ||
+    (narrower.ports.length > 0 &&
+      narrower.ports.every((p) => wider.ports.some((w) => w.port === p.port && w.protocol === p.protocol)));
+  return cidrsCovered && portsCovered;
+}
+
+export function urlTarget(url: string): { host: string; port: number } {
+  const parsed = new URL(url);
+  const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+  return { host: parsed.hostname, port };
+}

@@ -1,0 +1,85 @@
+/** Object names and labels: stable, readable, `<agent>-<component>`, never hashed. */
+export const PART_OF = 'toolyard';
+export const MANAGED_BY = 'toolyard';
+
+export const LABEL = {
+  name: 'app.kubernetes.io/name',
+  instance: 'app.kubernetes.io/instance',
+  component: 'app.kubernetes.io/component',
+  partOf: 'app.kubernetes.io/part-of',
+  managedBy: 'app.kubernetes.io/managed-by',
+  agent: 'toolyard.dev/agent',
+} as const;
+
+export type Labels = Readonly<Record<string, string>>;
+
+/** Naming of everything generated for one agent. */
+export class AgentNames {
+  readonly agent: string;
+  readonly namespace: string;
+
+  constructor(agent: string, namespace: string) {
+    this.agent = agent;
+    this.namespace = namespace;
+  }
+
+  get workload(): string {
+    return this.agent;
+  }
+  get serviceAccount(): string {
+    return this.agent;
+  }
+  get service(): string {
+    return this.agent;
+  }
+  get mcpClientConfigMap(): string {
+    return `${this.agent}-mcp-clients`;
+  }
+  toolchainConfigMap(toolchain: string): string {
+    return `${this.agent}-toolchain-${toolchain}`;
+  }
+  gateway(gateway: string): string {
+    return `${this.agent}-${gateway}`;
+  }
+  /** Cluster-DNS host of a deployed gateway's Service; `svc` resolves through the pod's search path. */
+  gatewayHost(gateway: string): string {
+    return `${this.gateway(gateway)}.${this.namespace}.svc`;
+  }
+
+  /** Labels that select the agent pod. */
+  agentSelector(): Labels {
+    return this.selector('agent');
+  }
+  gatewaySelector(gateway: string): Labels {
+    return this.selector(`gateway-${gateway}`);
+  }
+
+  selector(component: string): Labels {
+    return { [LABEL.name]: this.agent, [LABEL.instance]: this.agent, [LABEL.component]: component };
+  }
+
+  /** Recommended labels of every object of a component, user labels first so toolyard's win. */
+  labels(component: string, extra: Labels = {}): Labels {
+    return {
+      ...extra,
+      ...this.selector(component),
+      [LABEL.partOf]: PART_OF,
+      [LABEL.managedBy]: MANAGED_BY,
+      [LABEL.agent]: this.agent,
+    };
+  }
+}
+
+export function toolchainContainerName(toolchain: string): string {
+  return `toolchain-${toolchain}`;
+}
+
+/** The MCP server name of a toolchain in backends' client configs. */
+export function toolchainServerName(toolchain: string): string {
+  return `toolchain-${toolchain}`;
+}
+
+/** `TOOLYARD_GATEWAY_<NAME>_TOKEN`: how backends receive a gateway's bearer token. */
+export function gatewayTokenEnv(gateway: string): string {
+  return `TOOLYARD_GATEWAY_${gateway.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TOKEN`;
+}

@@ -1,0 +1,112 @@
+import { k8s } from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { agentPodEgress, type EgressGrant, gatewayPodEgress, type PodEgress } from './effective-egress.ts';
+import type { Labels } from './names.ts';
+import { type AgentPlan, deployedGateways } from './plan.ts';
+
+export interface AgentNetworkPoliciesProps {
+  /** The agent whose pods are covered. */
+  readonly plan: AgentPlan;
+}
+
+/**
+ * One NetworkPolicy per generated pod, covering Ingress and Egress: everything not listed is denied.
+ * Egress is the pod's union computed by `effective-egress.ts`; ingress to a gateway only from its agent.
+ */
+export class AgentNetworkPolicies extends Construct {
+  readonly policies: readonly k8s.KubeNetworkPolicy[];
+
+  constructor(scope: Construct, id: string, props: AgentNetworkPoliciesProps) {
+    super(scope, id);
+    const { plan } = props;
+    const names = plan.names;
+    const annotations = Object.keys(plan.annotations).length > 0 ? { annotations: plan.annotations } : {};
+    const policies: k8s.KubeNetworkPolicy[] = [];
+
+    const agentIngress: k8s.NetworkPolicyIngressRule[] =
+      plan.network.agentIngressFrom.length > 0
+        ? [
+            {
+              from: plan.network.agentIngressFrom.map((peer) => ({
+                podSelector: { matchLabels: { ...peer.podLabels } },
+                namespaceSelector: {
+                  matchLabels: { 'kubernetes.io/metadata.name': peer.namespace ?? plan.namespace },
+                },
+              })),
+              ports: plan.backends.map((b) => ({
+                port: k8s.IntOrString.fromNumber(b.port),
+                protocol: 'TCP',
+              })),
+            },
+          ]
+        : [];
+    policies.push(
+      new k8s.KubeNetworkPolicy(this, 'agent', {
+        metadata: {
+          name: names.workload,
+          namespace: plan.namespace,
+          labels: names.labels('agent', plan.labels),
+          ...annotations,
+        },
+        spec: policySpec(names.agentSelector(), agentIngress, agentPodEgress(plan)),
+      }),
+    );
+
+    for (const gateway of deployedGateways(plan)) {
+      const ingress: k8s.NetworkPolicyIngressRule[] = [
+        {
+          from: [{ podSelector: { matchLabels: { ...names.agentSelector() } } }],
+          ports: [{ port: k8s.IntOrString.fromNumber(gateway.port), protocol: 'TCP' }],
+        },
+      ];
+      policies.push(
+        new k8s.KubeNetworkPolicy(this, `gateway-${gateway.name}`, {
+          metadata: {
+            name: gateway.objectName,
+            namespace: plan.namespace,
+            labels: names.labels(`gateway-${gateway.name}`, plan.labels),
+            ...annotations,
+          },
+          spec: policySpec(gateway.selector, ingress, gatewayPodEgress(plan, gateway)),
+        }),
+      );
+    }
+    this.policies = policies;
+  }
+}
+
+function policySpec(
+  podLabels: Labels,
+  ingress: k8s.NetworkPolicyIngressRule[],
+  egress: PodEgress,
+): k8s.NetworkPolicySpec {
+  return {
+    podSelector: { matchLabels: { ...podLabels } },
+    policyTypes: ['Ingress', 'Egress'],
+    ingress,
+    egress: egress.grants.map(egressRule),
+  };
+}
+
+function egressRule(grant: EgressGrant): k8s.NetworkPolicyEgressRule {
+  const ports = grant.ports.map((p) => ({ port: k8s.IntOrString.fromNumber(p.port), protocol: p.protocol }));
+  const withPorts = ports.length > 0 ? { ports } : {};
+  switch (grant.to.kind) {
+    case 'dns':
+      return {
+        to: [
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': grant.to.namespace } },
+            podSelector: { matchLabels: { ...grant.to.podLabels } },
+          },
+        ],
+        ...withPorts,
+      };
+    case 'gateway':
+      return { to: [{ podSelector: { matchLabels: { ...grant.to.podLabels } } }], ...withPorts };
+    case 'cidrs':
+      return { to: grant.to.cidrs.map((cidr) => ({ ipBlock: { cidr } })), ...withPorts };
+    case 'anywhere':
+      return {};
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * `renderAgent(spec)`: the pure, isomorphic renderer. Same code in the CLI, `cdk8s synth`, the chart
+ * generator and the browser. No file system, no process, no network.
+ */
+import { App, Chart } from 'cdk8s';
+import { stringify } from 'yaml';
+import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
+import { Agent } from './agent.ts';
+import type { RenderWarning } from './effective-egress.ts';
+import type { AgentPlan } from './plan.ts';
+
+/** A rendered Kubernetes object, as plain JSON. */
+export interface KubeObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string; readonly [key: string]: unknown };
+  readonly [key: string]: unknown;
+}
+
+export interface RenderResult {
+  readonly plan: AgentPlan;
+  readonly objects: readonly KubeObject[];
+  readonly warnings: readonly RenderWarning[];
+}
+
+/** Renders one agent. Throws `AgentSpecError` with every problem when the spec is invalid. */
+export function renderAgent(agent: ToolyardAgent): RenderResult {
+  // An explicit outdir keeps cdk8s from reading process.env, so this runs unchanged in a browser.
+  const app = new App({ outdir: 'dist' });
+  const chart = new Chart(app, agent.metadata.name, { disableResourceNameHashes: true });
+  const construct = new Agent(chart, 'agent', { metadata: agent.metadata, spec: agent.spec });
+  const objects = chart.toJson() as KubeObject[];
+  return { plan: construct.plan, objects, warnings: construct.warnings };
+}
+
+/** Multi-document YAML, byte-for-byte deterministic for a given spec. */
+export function toYamlDocuments(objects: readonly KubeObject[]): string {
+  return objects
+    .map((object) => stringify(object, { lineWidth: 0, sortMapEntries: false, aliasDuplicateObjects: false }))
+    .join('---\n');
+}
+
+export function renderAgentYaml(agent: ToolyardAgent): { yaml: string; warnings: readonly RenderWarning[] } {
+  const result = renderAgent(agent);
+  return { yaml: toYamlDocuments(result.objects), warnings: result.warnings };
+}

@@ -1,0 +1,210 @@
+/**
+ * Checks the schema cannot express: uniqueness across lists, port collisions inside the pod, lengths of
+ * derived object names, reserved paths, and URLs that would resolve to nothing.
+ */
+import type { SpecProblem } from '../../schema/src/validator.ts';
+import { PATHS } from './defaults.ts';
+import { mcpServerEntries } from './mcp-client-configs.ts';
+import type { AgentPlan } from './plan.ts';
+
+const MAX_NAME = 63;
+const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
+  return [
+    ...checkUniqueNames(plan),
+    ...checkPorts(plan),
+    ...checkDerivedNames(plan),
+    ...checkPaths(plan),
+    ...checkToolchains(plan),
+    ...checkGatewayUrls(plan),
+  ];
+}
+
+function duplicates<T>(
+  items: readonly T[],
+  key: (item: T) => string,
+  path: (index: number) => string,
+  what: string,
+): SpecProblem[] {
+  const first = new Map<string, number>();
+  const problems: SpecProblem[] = [];
+  items.forEach((item, index) => {
+    const k = key(item);
+    const earlier = first.get(k);
+    if (earlier === undefined) first.set(k, index);
+    else
+      problems.push({
+        path: path(index),
+        message: `duplicate ${what} "${k}"`,
+        hint: `already used at ${path(earlier)}; names must be unique`,
+      });
+  });
+  return problems;
+}
+
+function checkUniqueNames(plan: AgentPlan): SpecProblem[] {
+  const containers = [
+    ...plan.backends.map((b, i) => ({ name: b.name, path: `/spec/backends/${i}/name` })),
+    ...plan.toolchains.map((t, i) => ({ name: t.containerName, path: `/spec/toolchains/${i}/name` })),
+  ];
+  const servers = mcpServerEntries(plan).map((server, i) => ({
+    name: server.name,
+    path:
+      i < plan.toolchains.length
+        ? `/spec/toolchains/${i}/name`
+        : `/spec/gateways/${i - plan.toolchains.length}/name`,
+  }));
+  const problems = [
+    ...duplicates(
+      containers,
+      (c) => c.name,
+      (i) => containers[i]!.path,
+      'container name',
+    ),
+    ...duplicates(
+      servers,
+      (s) => s.name,
+      (i) => servers[i]!.path,
+      'MCP server name',
+    ),
+  ];
+  // One problem per path: a duplicate toolchain is both a duplicate container and a duplicate server.
+  const seen = new Set<string>();
+  return problems.filter((p) => (seen.has(p.path) ? false : (seen.add(p.path), true)));
+}
+
+function checkPorts(plan: AgentPlan): SpecProblem[] {
+  const ports = [
+    ...plan.backends.map((b, i) => ({
+      port: b.port,
+      path: `/spec/backends/${i}/port`,
+      owner: `backend "${b.name}"`,
+    })),
+    ...plan.toolchains.flatMap((t, i) => [
+      { port: t.port, path: `/spec/toolchains/${i}/port`, owner: `toolchain "${t.name}"` },
+      {
+        port: t.healthPort,
+        path: `/spec/toolchains/${i}/healthPort`,
+        owner: `toolchain "${t.name}" (health)`,
+      },
+    ]),
+  ];
+  const first = new Map<number, (typeof ports)[number]>();
+  const problems: SpecProblem[] = [];
+  for (const entry of ports) {
+    const other = first.get(entry.port);
+    if (!other) {
+      first.set(entry.port, entry);
+      continue;
+    }
+    problems.push({
+      path: entry.path,
+      message: `port ${entry.port} of ${entry.owner} collides with ${other.owner} in pod "${plan.names.workload}"`,
+      hint: 'containers of one pod share its network namespace: give each listener its own port',
+    });
+  }
+  return problems;
+}
+
+function checkDerivedNames(plan: AgentPlan): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  const tooLong = (name: string, path: string, what: string) => {
+    if (name.length > MAX_NAME)
+      problems.push({
+        path,
+        message: `${what} "${name}" would be ${name.length} characters, more than Kubernetes allows (${MAX_NAME})`,
+        hint: 'shorten this name or the agent name',
+      });
+  };
+  plan.toolchains.forEach((t, i) => {
+    tooLong(t.containerName, `/spec/toolchains/${i}/name`, 'container name');
+    tooLong(`${t.containerName}-home`, `/spec/toolchains/${i}/name`, 'volume name');
+  });
+  plan.backends.forEach((b, i) => tooLong(`${b.name}-home`, `/spec/backends/${i}/name`, 'volume name'));
+  plan.gateways.forEach((g, i) => {
+    if (g.kind === 'deployed') tooLong(g.objectName, `/spec/gateways/${i}/name`, 'object name');
+  });
+  return problems;
+}
+
+function checkPaths(plan: AgentPlan): SpecProblem[] {
+  const reserved = [
+    PATHS.home,
+    PATHS.tmp,
+    PATHS.serverBundle,
+    PATHS.toolchainConfigDir,
+    PATHS.serviceAccount,
+  ];
+  const problems: SpecProblem[] = [];
+  const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+  const mountPath = plan.workspace.mountPath;
+  for (const path of reserved) {
+    if (overlaps(mountPath, path))
+      problems.push({
+        path: '/spec/workspace/mountPath',
+        message: `"${mountPath}" overlaps "${path}", which toolyard mounts itself`,
+        hint: 'mount the workspace elsewhere, e.g. /workspace',
+      });
+  }
+  plan.backends.forEach((b, i) => {
+    for (const path of [mountPath, ...reserved]) {
+      if (overlaps(b.mcpConfigPath, path))
+        problems.push({
+          path: `/spec/backends/${i}/mcpConfigPath`,
+          message: `"${b.mcpConfigPath}" overlaps "${path}"`,
+          hint: 'use a directory of its own, e.g. /etc/toolyard/mcp',
+        });
+    }
+  });
+  return problems;
+}
+
+function checkToolchains(plan: AgentPlan): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  plan.toolchains.forEach((t, i) => {
+    if (t.mode === 'exec' && t.allowedCommands.length === 0)
+      problems.push({
+        path: `/spec/toolchains/${i}/tools/allowedCommands`,
+        message: `toolchain "${t.name}" is in exec mode but allows no command`,
+        hint: 'list the binaries exec_allowed may run (e.g. [cargo, rustc]) or use mode: structured',
+      });
+    if (t.mode === 'structured' && t.presets.length === 0)
+      problems.push({
+        path: `/spec/toolchains/${i}/tools/presets`,
+        message: `toolchain "${t.name}" exposes no tool: structured mode needs at least one preset`,
+        hint: 'add a preset (go, python, cargo, node, terraform, helm) or use mode: exec with allowedCommands',
+      });
+    if (t.limits.defaultTimeoutSeconds > t.limits.maxTimeoutSeconds)
+      problems.push({
+        path: `/spec/toolchains/${i}/limits/defaultTimeoutSeconds`,
+        message: `defaultTimeoutSeconds ${t.limits.defaultTimeoutSeconds} exceeds maxTimeoutSeconds ${t.limits.maxTimeoutSeconds}`,
+      });
+  });
+  return problems;
+}
+
+/** A gateway URL into the pod itself must hit a container port; anything else would resolve to nothing. */
+function checkGatewayUrls(plan: AgentPlan): SpecProblem[] {
+  const podPorts = new Set([...plan.backends.map((b) => b.port), ...plan.toolchains.map((t) => t.port)]);
+  const problems: SpecProblem[] = [];
+  plan.gateways.forEach((g, i) => {
+    if (g.kind !== 'external') return;
+    let url: URL;
+    try {
+      url = new URL(g.url);
+    } catch {
+      problems.push({ path: `/spec/gateways/${i}/url`, message: `"${g.url}" is not a valid URL` });
+      return;
+    }
+    if (!LOCAL_HOSTS.has(url.hostname)) return;
+    const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+    if (!podPorts.has(port))
+      problems.push({
+        path: `/spec/gateways/${i}/url`,
+        message: `"${g.url}" points into the agent pod, but no container listens on port ${port}`,
+        hint: "use the gateway's Service URL, or declare the gateway with an image so toolyard deploys it",
+      });
+  });
+  return problems;
+}

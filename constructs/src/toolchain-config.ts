@@ -1,0 +1,76 @@
+/** The toolchain server config a sidecar receives: built here, parsed by the server with the same schema. */
+import {
+  parseToolchainServerConfig,
+  type ToolchainServerConfigInput,
+} from '../../toolchain-server/src/config.ts';
+import { PATHS } from './defaults.ts';
+import type { PlannedToolchain } from './plan.ts';
+
+/** Writable locations for language caches, all under the `HOME` emptyDir. */
+export const TOOLCHAIN_CACHE_ENV: Readonly<Record<string, string>> = {
+  HOME: PATHS.home,
+  TMPDIR: PATHS.tmp,
+  XDG_CACHE_HOME: `${PATHS.home}/.cache`,
+  CARGO_HOME: `${PATHS.home}/.cargo`,
+  GOPATH: `${PATHS.home}/go`,
+  GOCACHE: `${PATHS.home}/.cache/go-build`,
+  npm_config_cache: `${PATHS.home}/.npm`,
+  UV_CACHE_DIR: `${PATHS.home}/.cache/uv`,
+  PIP_CACHE_DIR: `${PATHS.home}/.cache/pip`,
+  TF_PLUGIN_CACHE_DIR: `${PATHS.home}/.terraform.d/plugin-cache`,
+  HELM_CACHE_HOME: `${PATHS.home}/.cache/helm`,
+  HELM_CONFIG_HOME: `${PATHS.home}/.config/helm`,
+  HELM_DATA_HOME: `${PATHS.home}/.local/share/helm`,
+};
+
+/** Variables language images set that tools need; copied from the server's environment into children. */
+export const TOOLCHAIN_PASSTHROUGH_ENV = [
+  'PATH',
+  'LANG',
+  'LC_ALL',
+  'RUSTUP_HOME',
+  'RUST_VERSION',
+  'GOROOT',
+  'GOTOOLCHAIN',
+  'JAVA_HOME',
+  'NODE_VERSION',
+  'PYTHON_VERSION',
+] as const;
+
+export const TOOLCHAIN_CONFIG_FILE = 'config.json';
+
+export function toolchainServerConfig(
+  toolchain: PlannedToolchain,
+  workspaceMountPath: string,
+): ToolchainServerConfigInput {
+  return {
+    name: toolchain.name,
+    listen: { host: '127.0.0.1', port: toolchain.port },
+    health: { host: '0.0.0.0', port: toolchain.healthPort },
+    workspaceRoots: [workspaceMountPath],
+    tools: {
+      mode: toolchain.mode,
+      presets: [...toolchain.presets],
+      allowedCommands: [...toolchain.allowedCommands],
+    },
+    handles: { commands: [...toolchain.handles.commands], files: [...toolchain.handles.files] },
+    limits: { ...toolchain.limits },
+    env: {
+      passthrough: [...TOOLCHAIN_PASSTHROUGH_ENV, ...Object.keys(toolchain.env)],
+      set: { ...TOOLCHAIN_CACHE_ENV },
+    },
+  };
+}
+
+/** The config as the ConfigMap carries it; proven parseable by the server's schema before it is emitted. */
+export function toolchainServerConfigJson(toolchain: PlannedToolchain, workspaceMountPath: string): string {
+  const config = toolchainServerConfig(toolchain, workspaceMountPath);
+  const parsed = parseToolchainServerConfig(config);
+  if (!parsed.ok) {
+    const issues = parsed.issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+    throw new Error(
+      `internal error: toolchain "${toolchain.name}" config breaks the server contract: ${issues}`,
+    );
+  }
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
