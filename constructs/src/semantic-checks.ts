@@ -71,7 +71,11 @@ function checkUniqueNames(plan: AgentPlan): SpecProblem[] {
   ];
   // One problem per path: a duplicate toolchain is both a duplicate container and a duplicate server.
   const seen = new Set<string>();
-  return problems.filter((p) => (seen.has(p.path) ? false : (seen.add(p.path), true)));
+  return problems.filter((p) => {
+    if (seen.has(p.path)) return false;
+    seen.add(p.path);
+    return true;
+  });
 }
 
 function checkPorts(plan: AgentPlan): SpecProblem[] {
@@ -121,7 +125,9 @@ function checkDerivedNames(plan: AgentPlan): SpecProblem[] {
     tooLong(t.containerName, `/spec/toolchains/${i}/name`, 'container name');
     tooLong(`${t.containerName}-home`, `/spec/toolchains/${i}/name`, 'volume name');
   });
-  plan.backends.forEach((b, i) => tooLong(`${b.name}-home`, `/spec/backends/${i}/name`, 'volume name'));
+  plan.backends.forEach((b, i) => {
+    tooLong(`${b.name}-home`, `/spec/backends/${i}/name`, 'volume name');
+  });
   plan.gateways.forEach((g, i) => {
     if (g.kind === 'deployed') tooLong(g.objectName, `/spec/gateways/${i}/name`, 'object name');
   });
