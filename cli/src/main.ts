@@ -1,0 +1,65 @@
+/** `toolyard` command dispatch. Each command returns its exit code: 0 ok, 1 invalid input, 2 usage. */
+import { explainCommand, explainUsage } from './commands/explain.ts';
+import { synthCommand, synthUsage } from './commands/synth.ts';
+import { validateCommand, validateUsage } from './commands/validate.ts';
+import { type Io, processIo } from './io.ts';
+import { UsageError } from './usage-error.ts';
+
+export interface Command {
+  readonly summary: string;
+  readonly usage: string;
+  run(argv: readonly string[], io: Io): Promise<number>;
+}
+
+export const COMMANDS: Readonly<Record<string, Command>> = {
+  validate: {
+    summary: 'check specs against the schema and semantic rules',
+    usage: validateUsage,
+    run: validateCommand,
+  },
+  synth: { summary: 'render specs to Kubernetes manifests', usage: synthUsage, run: synthCommand },
+  explain: {
+    summary: 'show what is generated for a spec, and why',
+    usage: explainUsage,
+    run: explainCommand,
+  },
+};
+
+export function generalUsage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return `Usage: toolyard <command> [options]
+
+Turns toolyard Agent specs (toolyard.dev/v1alpha1) into Kubernetes manifests.
+
+Commands:
+${lines.join('\n')}
+
+Run "toolyard <command> --help" for a command's options.`;
+}
+
+export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(generalUsage());
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr(`toolyard: unknown command "${name}"\n\n${generalUsage()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(command.usage);
+    return 0;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr(`toolyard ${name}: ${(error as Error).message}\n\n${command.usage}`);
+      return 2;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,44 @@
+/** Reads spec files and checks them; the only place the CLI touches spec input. */
+import { readFile } from 'node:fs/promises';
+import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
+import type { LoadedSpec, SpecError } from '../../schema/src/load.ts';
+
+export interface ReadSpecsResult {
+  readonly specs: readonly LoadedSpec[];
+  readonly errors: readonly SpecError[];
+}
+
+export async function readSpecs(files: readonly string[]): Promise<ReadSpecsResult> {
+  const specs: LoadedSpec[] = [];
+  const errors: SpecError[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      const reason =
+        (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+      errors.push({ file, line: 0, path: '/', message: `cannot read spec: ${reason}` });
+      continue;
+    }
+    const result = checkSpecText(text, file);
+    if (result.ok) specs.push(...result.specs);
+    else errors.push(...result.errors);
+  }
+  // Two specs rendering to the same output file would silently overwrite each other.
+  const seen = new Map<string, LoadedSpec>();
+  for (const spec of specs) {
+    const name = spec.agent.metadata.name;
+    const earlier = seen.get(name);
+    if (earlier) {
+      errors.push({
+        file: spec.file,
+        line: spec.lineOf('/metadata/name'),
+        path: '/metadata/name',
+        message: `agent "${name}" is also defined in ${earlier.file}`,
+        hint: 'agent names must be unique across the specs of one synth: each renders to <name>.k8s.yaml',
+      });
+    } else seen.set(name, spec);
+  }
+  return { specs, errors };
+}
