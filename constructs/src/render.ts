@@ -2,8 +2,7 @@
  * `renderAgent(spec)`: the pure, isomorphic renderer. Same code in the CLI, `cdk8s synth`, the chart
  * generator and the browser. No file system, no process, no network.
  */
-import { App, Chart } from 'cdk8s';
-import { stringify } from 'yaml';
+import { App, Chart, Yaml } from 'cdk8s';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { Agent } from './agent.ts';
 import type { RenderWarning } from './effective-egress.ts';
@@ -33,11 +32,12 @@ export function renderAgent(agent: ToolyardAgent): RenderResult {
   return { plan: construct.plan, objects, warnings: construct.warnings };
 }
 
-/** Multi-document YAML, byte-for-byte deterministic for a given spec. */
+/**
+ * Multi-document YAML, byte-for-byte deterministic for a given spec, and byte-for-byte what `cdk8s synth`
+ * writes for the same chart (cdk8s's own serializer: YAML 1.1, so `on`/`yes` strings stay quoted).
+ */
 export function toYamlDocuments(objects: readonly KubeObject[]): string {
-  return objects
-    .map((object) => stringify(object, { lineWidth: 0, sortMapEntries: false, aliasDuplicateObjects: false }))
-    .join('---\n');
+  return Yaml.stringify(...objects);
 }
 
 export function renderAgentYaml(agent: ToolyardAgent): { yaml: string; warnings: readonly RenderWarning[] } {

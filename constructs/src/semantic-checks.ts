@@ -18,7 +18,47 @@ export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
     ...checkPaths(plan),
     ...checkToolchains(plan),
     ...checkGatewayUrls(plan),
+    ...checkEnv(plan),
   ];
+}
+
+/** Variables toolyard sets itself; a spec that also sets them would silently lose one of the two. */
+const RESERVED_ENV = new Set(['HOME', 'TMPDIR']);
+const isReserved = (name: string) => RESERVED_ENV.has(name) || name.startsWith('TOOLYARD_');
+
+function checkEnv(plan: AgentPlan): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  const reserved = (path: string, name: string) =>
+    problems.push({
+      path,
+      message: `environment variable "${name}" is set by toolyard`,
+      hint: 'HOME, TMPDIR and TOOLYARD_* point at generated volumes and configs; choose another name',
+    });
+  const checkContainer = (
+    base: string,
+    env: Readonly<Record<string, string>>,
+    secrets: readonly { readonly env: string }[],
+  ) => {
+    for (const name of Object.keys(env)) if (isReserved(name)) reserved(`${base}/env/${name}`, name);
+    const seen = new Set(Object.keys(env));
+    secrets.forEach((secret, i) => {
+      if (isReserved(secret.env)) reserved(`${base}/secretEnv/${i}/name`, secret.env);
+      else if (seen.has(secret.env))
+        problems.push({
+          path: `${base}/secretEnv/${i}/name`,
+          message: `environment variable "${secret.env}" is defined twice`,
+          hint: 'a variable comes either from env or from one secretEnv entry',
+        });
+      seen.add(secret.env);
+    });
+  };
+  plan.backends.forEach((b, i) => {
+    checkContainer(`/spec/backends/${i}`, b.env, b.secretEnv);
+  });
+  plan.gateways.forEach((g, i) => {
+    if (g.kind === 'deployed') checkContainer(`/spec/gateways/${i}`, g.env, g.secretEnv);
+  });
+  return problems;
 }
 
 function duplicates<T>(
