@@ -91,16 +91,17 @@ function lineOfPointer(doc: Document, lineCounter: LineCounter, pointer: string)
         (item) => String((item.key as { value?: unknown } | null)?.value ?? item.key) === segment,
       );
       if (!pair) break;
+      // A field is located at its key: a block value starts on a later line.
       line = nodeLine(pair.key, lineCounter) ?? line;
       next = pair.value;
     } else if (isSeq(node)) {
       next = node.items[Number(segment)];
+      line = nodeLine(next, lineCounter) ?? line;
     } else {
       break;
     }
     if (next === undefined || next === null) break;
     node = next;
-    line = nodeLine(node, lineCounter) ?? line;
   }
   return line;
 }
