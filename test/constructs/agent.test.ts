@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { App, Chart, Testing } from 'cdk8s';
 import * as plus from 'cdk8s-plus-28';
 import { Agent, AgentSpecError } from '../../constructs/src/index.ts';
-import { find, labelsFor, minimalAgent, objectsOf, podSpecOf, rustToolchain } from './fixtures.ts';
+import { find, type Json, labelsFor, minimalAgent, objectsOf, podSpecOf, rustToolchain } from './fixtures.ts';
 
 describe('Agent', () => {
   it('renders exactly the objects of a minimal agent, in a stable order', () => {
@@ -65,7 +65,7 @@ describe('Agent', () => {
         workspace: { volume: { persistentVolumeClaim: { storage: '20Gi', storageClassName: 'fast' } } },
       }),
     );
-    const sts = find(objects, 'StatefulSet', 'tiny') as { spec: Record<string, unknown> };
+    const sts = find(objects, 'StatefulSet', 'tiny') as Json;
     assert.equal(sts.spec['serviceName'], 'tiny');
     assert.deepEqual(sts.spec['volumeClaimTemplates'], [
       {
@@ -77,10 +77,7 @@ describe('Agent', () => {
         },
       },
     ]);
-    assert.equal(
-      (find(objects, 'Service', 'tiny') as { spec: { clusterIP?: string } }).spec.clusterIP,
-      'None',
-    );
+    assert.equal((find(objects, 'Service', 'tiny') as Json).spec.clusterIP, 'None');
     assert.equal(objects.filter((o) => o.kind === 'Deployment').length, 0);
   });
 
@@ -88,7 +85,7 @@ describe('Agent', () => {
     const objects = objectsOf(
       minimalAgent({ workspace: { volume: { persistentVolumeClaim: { claimName: 'src' } } } }),
     );
-    const deployment = find(objects, 'Deployment', 'tiny') as { spec: { strategy: unknown } };
+    const deployment = find(objects, 'Deployment', 'tiny') as Json;
     assert.deepEqual(deployment.spec.strategy, { type: 'Recreate' });
     assert.deepEqual(podSpecOf(objects, 'tiny').volumes[0], {
       name: 'workspace',
@@ -107,7 +104,7 @@ describe('Agent', () => {
     assert.ok(mounts('claude').includes('kube-api-access'));
     assert.ok(!mounts('toolchain-rust').includes('kube-api-access'));
     assert.equal(find(objects, 'Role', 'tiny').kind, 'Role');
-    assert.deepEqual((find(objects, 'RoleBinding', 'tiny') as { subjects: unknown }).subjects, [
+    assert.deepEqual((find(objects, 'RoleBinding', 'tiny') as Json).subjects, [
       { kind: 'ServiceAccount', name: 'tiny', namespace: 'agents' },
     ]);
   });

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { planAgent } from '../../constructs/src/plan.ts';
 import { toolchainServerConfig } from '../../constructs/src/toolchain-config.ts';
 import { parseToolchainServerConfig } from '../../toolchain-server/src/config.ts';
-import { find, labelsFor, minimalAgent, objectsOf, podSpecOf, rustToolchain } from './fixtures.ts';
+import { find, type Json, labelsFor, minimalAgent, objectsOf, podSpecOf, rustToolchain } from './fixtures.ts';
 
 const securityContext = {
   allowPrivilegeEscalation: false,
@@ -97,11 +97,8 @@ describe('ToolchainSidecar', () => {
   });
 
   it('emits a config the toolchain server parses, bound to 127.0.0.1 with a probe-only health listener', () => {
-    const configMap = find(objects, 'ConfigMap', 'tiny-toolchain-rust') as {
-      data: Record<string, string>;
-      metadata: unknown;
-    };
-    assert.deepEqual((configMap.metadata as { labels: unknown }).labels, labelsFor('tiny', 'agent'));
+    const configMap = find(objects, 'ConfigMap', 'tiny-toolchain-rust') as Json;
+    assert.deepEqual(configMap.metadata.labels, labelsFor('tiny', 'agent'));
     const parsed = parseToolchainServerConfig(JSON.parse(configMap.data['config.json']!));
     assert.ok(parsed.ok, JSON.stringify(parsed));
     assert.deepEqual(parsed.config.listen, { host: '127.0.0.1', port: 8702 });
