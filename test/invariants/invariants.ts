@@ -1,0 +1,520 @@
+/**
+ * The properties every rendering must have, as functions that return violations (so tests can also prove
+ * that each one fails on a tampered rendering). See DESIGN.md "Where authority lives" and "Network".
+ */
+import { FORBIDDEN_RESOURCES, FORBIDDEN_VERBS } from '../../constructs/src/rbac-presets.ts';
+import type { KubeObject } from '../../constructs/src/render.ts';
+import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
+import { validateKubeObject } from '../support/kubernetes-schema.ts';
+import { checkRestricted, type PodTemplate, podSpecsOf } from '../support/pod-security.ts';
+
+type Json = Record<string, unknown>;
+type Check = (objects: readonly KubeObject[], agent: ToolyardAgent) => string[];
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const IANA_SVC_NAME = /^(?=.*[a-z])(?!.*--)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const RECOMMENDED_LABELS = [
+  'app.kubernetes.io/name',
+  'app.kubernetes.io/instance',
+  'app.kubernetes.io/component',
+  'app.kubernetes.io/part-of',
+  'app.kubernetes.io/managed-by',
+];
+const SERVICE_ACCOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+const nameOf = (o: KubeObject) => `${o.kind}/${o.metadata.name}`;
+const asObject = (v: unknown): Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {};
+const asList = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : []);
+const labelsOf = (meta: unknown) => asObject(asObject(meta)['labels']) as Record<string, string>;
+const namespaceOf = (agent: ToolyardAgent) => agent.metadata.namespace ?? 'default';
+
+function containersOf(podSpec: Json): { list: string; container: Json }[] {
+  return ['containers', 'initContainers', 'ephemeralContainers'].flatMap((list) =>
+    asList(podSpec[list]).map((container) => ({ list, container })),
+  );
+}
+
+/** Pods whose template is labelled as the agent pod (as opposed to gateways). */
+function isAgentPod(pod: PodTemplate): boolean {
+  return labelsOf(pod.podMetadata)['app.kubernetes.io/component'] === 'agent';
+}
+
+function isToolchainContainer(container: Json): boolean {
+  const name = String(container['name']);
+  return name.startsWith('toolchain-') || name === 'toolyard-install';
+}
+
+export const kubernetesSchema: Check = (objects) => objects.flatMap((o) => validateKubeObject(o));
+
+export const podSecurityRestricted: Check = (objects) =>
+  objects
+    .flatMap(podSpecsOf)
+    .flatMap((pod) => checkRestricted(pod.podSpec, pod.podMetadata).map((v) => `${pod.where}: ${v}`));
+
+/** No Secret objects, no Secret-backed volumes or envFrom: credentials only as `secretKeyRef`s the spec declared. */
+export const noSecretData: Check = (objects, agent) => {
+  const violations: string[] = [];
+  const declared = new Set<string>();
+  for (const b of agent.spec.backends)
+    for (const s of b.secretEnv ?? []) declared.add(`${s.secretName}/${s.key}`);
+  for (const g of agent.spec.gateways ?? []) {
+    if (g.auth) declared.add(`${g.auth.bearerTokenSecret.name}/${g.auth.bearerTokenSecret.key}`);
+    if ('secretEnv' in g) for (const s of g.secretEnv ?? []) declared.add(`${s.secretName}/${s.key}`);
+  }
+  for (const o of objects) {
+    if (o.kind === 'Secret') violations.push(`${nameOf(o)}: Secret objects are never emitted`);
+    if ('stringData' in o) violations.push(`${nameOf(o)}: has stringData`);
+    if (o.kind !== 'ConfigMap' && 'data' in o) violations.push(`${nameOf(o)}: has data`);
+  }
+  for (const pod of objects.flatMap(podSpecsOf)) {
+    for (const volume of asList(pod.podSpec['volumes'])) {
+      if ('secret' in volume)
+        violations.push(`${pod.where}: volume ${String(volume['name'])} mounts a Secret`);
+      for (const source of asList(asObject(volume['projected'])['sources']))
+        if ('secret' in source)
+          violations.push(`${pod.where}: projected volume ${String(volume['name'])} holds a Secret`);
+    }
+    for (const { container } of containersOf(pod.podSpec)) {
+      const where = `${pod.where}: container ${String(container['name'])}`;
+      for (const from of asList(container['envFrom']))
+        if ('secretRef' in from) violations.push(`${where}: envFrom a Secret`);
+      for (const env of asList(container['env'])) {
+        const ref = asObject(asObject(env['valueFrom'])['secretKeyRef']);
+        if (Object.keys(ref).length === 0) continue;
+        if (!declared.has(`${String(ref['name'])}/${String(ref['key'])}`))
+          violations.push(
+            `${where}: env ${String(env['name'])} reads Secret ${String(ref['name'])}/${String(ref['key'])}, which the spec never declared`,
+          );
+      }
+    }
+  }
+  return violations;
+};
+
+/** Toolchains hold no credential and no API token; agent pods automount no service-account token. */
+export const toolchainsHoldNoCredentials: Check = (objects, agent) => {
+  const violations: string[] = [];
+  const agentPods = objects.flatMap(podSpecsOf).filter(isAgentPod);
+  if (agentPods.length !== 1)
+    violations.push(`expected exactly one agent pod template, found ${agentPods.length}`);
+  for (const pod of agentPods) {
+    if (pod.podSpec['automountServiceAccountToken'] !== false)
+      violations.push(`${pod.where}: automountServiceAccountToken must be false on the agent pod`);
+    const volumes = new Map(asList(pod.podSpec['volumes']).map((v) => [String(v['name']), v]));
+    const tokenVolumes = new Set(
+      [...volumes.values()]
+        .filter((v) => asList(asObject(v['projected'])['sources']).some((s) => 'serviceAccountToken' in s))
+        .map((v) => String(v['name'])),
+    );
+    if ((agent.spec.rbac?.preset ?? 'none') === 'none' && tokenVolumes.size > 0)
+      violations.push(`${pod.where}: a token volume exists although rbac.preset is none`);
+    for (const { container } of containersOf(pod.podSpec)) {
+      const where = `${pod.where}: container ${String(container['name'])}`;
+      if (!isToolchainContainer(container)) continue;
+      for (const env of asList(container['env']))
+        if ('valueFrom' in env && 'secretKeyRef' in asObject(env['valueFrom']))
+          violations.push(`${where}: env ${String(env['name'])} comes from a Secret`);
+      if (asList(container['envFrom']).length > 0) violations.push(`${where}: has envFrom`);
+      for (const mount of asList(container['volumeMounts'])) {
+        const volume = String(mount['name']);
+        if (tokenVolumes.has(volume))
+          violations.push(`${where}: mounts the service-account token volume ${volume}`);
+        if (String(mount['mountPath']).startsWith('/var/run/secrets'))
+          violations.push(`${where}: mounts ${String(mount['mountPath'])}`);
+        const source = volumes.get(volume);
+        if (source && !('emptyDir' in source || 'configMap' in source || 'persistentVolumeClaim' in source))
+          violations.push(`${where}: mounts volume ${volume} of an unexpected type`);
+      }
+    }
+    // Backends get the token only when rbac.preset asks for it.
+    if ((agent.spec.rbac?.preset ?? 'none') !== 'none') {
+      const backends = new Set(agent.spec.backends.map((b) => b.name));
+      for (const { container } of containersOf(pod.podSpec)) {
+        const mountsToken = asList(container['volumeMounts']).some(
+          (m) => tokenVolumes.has(String(m['name'])) && m['mountPath'] === SERVICE_ACCOUNT_PATH,
+        );
+        if (backends.has(String(container['name'])) && !mountsToken)
+          violations.push(
+            `${pod.where}: backend ${String(container['name'])} lacks the token rbac.preset asks for`,
+          );
+      }
+    }
+  }
+  return violations;
+};
+
+function selects(selector: Json, labels: Record<string, string>): boolean {
+  if (asList(selector['matchExpressions']).length > 0) return false; // not used by toolyard; be strict
+  return Object.entries(asObject(selector['matchLabels'])).every(([k, v]) => labels[k] === v);
+}
+
+/** With networkPolicy enabled, every pod is selected by a NetworkPolicy of its namespace covering Ingress and Egress. */
+export const everyPodHasNetworkPolicy: Check = (objects, agent) => {
+  const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+  const enabled = agent.spec.networkPolicy?.enabled ?? true;
+  if (!enabled)
+    return policies.length > 0
+      ? [`networkPolicy is disabled but ${policies.length} NetworkPolicies were rendered`]
+      : [];
+  const violations: string[] = [];
+  for (const o of objects) {
+    for (const pod of podSpecsOf(o)) {
+      const labels = labelsOf(pod.podMetadata);
+      const covering = policies.filter((p) => {
+        const spec = asObject(p['spec']);
+        const types = asList(spec['policyTypes']) as unknown[];
+        return (
+          p.metadata.namespace === o.metadata.namespace &&
+          types.includes('Ingress') &&
+          types.includes('Egress') &&
+          selects(asObject(spec['podSelector']), labels)
+        );
+      });
+      if (covering.length === 0)
+        violations.push(`${pod.where}: no NetworkPolicy with Ingress and Egress selects this pod`);
+      for (const p of policies) {
+        const selector = asObject(asObject(p['spec'])['podSelector']);
+        if (Object.keys(asObject(selector['matchLabels'])).length === 0)
+          violations.push(`${nameOf(p)}: selects every pod of the namespace`);
+      }
+    }
+  }
+  return violations;
+};
+
+/** Roles: no wildcard anywhere, nothing forbidden; bindings only to generated Roles and ServiceAccounts. */
+export const rolesAreLeastPrivilege: Check = (objects, agent) => {
+  const violations: string[] = [];
+  const forbiddenResources = new Set<string>(FORBIDDEN_RESOURCES);
+  const forbiddenVerbs = new Set<string>(FORBIDDEN_VERBS);
+  const rolesByNamespace = new Set(
+    objects.filter((o) => o.kind === 'Role').map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+  );
+  const serviceAccounts = new Set(
+    objects
+      .filter((o) => o.kind === 'ServiceAccount')
+      .map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+  );
+  for (const o of objects) {
+    if (o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding')
+      violations.push(`${nameOf(o)}: cluster-wide RBAC is never emitted`);
+    if (o.kind === 'Role') {
+      const rules = asList(o['rules']);
+      if (rules.length === 0) violations.push(`${nameOf(o)}: has no rules`);
+      for (const [i, rule] of rules.entries()) {
+        for (const field of ['apiGroups', 'resources', 'verbs', 'resourceNames', 'nonResourceURLs'])
+          for (const value of asList(rule[field]) as unknown[])
+            if (String(value).includes('*'))
+              violations.push(`${nameOf(o)}: rules[${i}].${field} has wildcard "${String(value)}"`);
+        for (const resource of asList(rule['resources']) as unknown[])
+          if (forbiddenResources.has(String(resource)))
+            violations.push(`${nameOf(o)}: rules[${i}] grants forbidden resource ${String(resource)}`);
+        for (const verb of asList(rule['verbs']) as unknown[])
+          if (forbiddenVerbs.has(String(verb)))
+            violations.push(`${nameOf(o)}: rules[${i}] grants forbidden verb ${String(verb)}`);
+      }
+    }
+    if (o.kind === 'RoleBinding') {
+      const ref = asObject(o['roleRef']);
+      if (ref['kind'] !== 'Role' || !rolesByNamespace.has(`${o.metadata.namespace}/${String(ref['name'])}`))
+        violations.push(
+          `${nameOf(o)}: roleRef ${String(ref['kind'])}/${String(ref['name'])} is not a generated Role in ${String(o.metadata.namespace)}`,
+        );
+      for (const subject of asList(o['subjects']))
+        if (
+          subject['kind'] !== 'ServiceAccount' ||
+          !serviceAccounts.has(`${String(subject['namespace'])}/${String(subject['name'])}`)
+        )
+          violations.push(
+            `${nameOf(o)}: subject ${String(subject['kind'])}/${String(subject['name'])} is not a generated ServiceAccount`,
+          );
+    }
+  }
+  // Only the agent (rbac.preset) and gateways with authority get Roles, in the namespaces they were granted.
+  const allowedNamespaces = new Set([namespaceOf(agent)]);
+  for (const g of agent.spec.gateways ?? [])
+    if ('authority' in g)
+      for (const ns of g.authority?.kubernetes?.namespaces ?? []) allowedNamespaces.add(ns);
+  for (const o of objects)
+    if (
+      (o.kind === 'Role' || o.kind === 'RoleBinding') &&
+      !allowedNamespaces.has(String(o.metadata.namespace))
+    )
+      violations.push(`${nameOf(o)}: in namespace ${String(o.metadata.namespace)}, which no authority names`);
+  return violations;
+};
+
+/** Every URL in every backend's MCP client config resolves to a container port in the pod or a gateway. */
+export const clientConfigUrlsResolve: Check = (objects, agent) => {
+  const violations: string[] = [];
+  const configMaps = objects.filter((o) => o.kind === 'ConfigMap');
+  const agentPod = objects.flatMap(podSpecsOf).find(isAgentPod);
+  if (!agentPod) return ['no agent pod'];
+  const podVolumes = new Map(asList(agentPod.podSpec['volumes']).map((v) => [String(v['name']), v]));
+
+  // Toolchain MCP ports: from each toolchain container's mounted server config (listen 127.0.0.1:<port>).
+  const toolchainPorts = new Set<number>();
+  const podPorts = new Set<number>();
+  for (const { container } of containersOf(agentPod.podSpec)) {
+    for (const port of asList(container['ports'])) podPorts.add(Number(port['containerPort']));
+    if (!isToolchainContainer(container) || container['name'] === 'toolyard-install') continue;
+    for (const mount of asList(container['volumeMounts'])) {
+      const configMapName = asObject(podVolumes.get(String(mount['name']))?.['configMap'])['name'];
+      const configMap = configMaps.find((c) => c.metadata.name === configMapName);
+      const json = asObject(configMap?.['data'])['config.json'];
+      if (typeof json !== 'string') continue;
+      const listen = asObject(asObject(JSON.parse(json))['listen']);
+      if (listen['host'] !== '127.0.0.1')
+        violations.push(
+          `${String(container['name'])}: MCP listens on ${String(listen['host'])}, not 127.0.0.1`,
+        );
+      toolchainPorts.add(Number(listen['port']));
+      podPorts.add(Number(listen['port']));
+    }
+  }
+  const declared = new Set((agent.spec.gateways ?? []).flatMap((g) => ('url' in g ? [g.url] : [])));
+
+  const backends = new Map(
+    containersOf(agentPod.podSpec).map(({ container }) => [String(container['name']), container]),
+  );
+  for (const backend of agent.spec.backends) {
+    const container = backends.get(backend.name);
+    if (!container) {
+      violations.push(`backend ${backend.name}: no container`);
+      continue;
+    }
+    const files = mountedConfigFiles(container, podVolumes, configMaps);
+    if (files.length !== 1)
+      violations.push(
+        `backend ${backend.name}: expected one mounted MCP client config, found ${files.length}`,
+      );
+    const envNames = new Set(asList(container['env']).map((e) => String(e['name'])));
+    for (const file of files) {
+      const servers = parseClientConfig(file.key, file.content);
+      const expected = (agent.spec.toolchains?.length ?? 0) + (agent.spec.gateways?.length ?? 0);
+      if (servers.length !== expected)
+        violations.push(
+          `backend ${backend.name}: ${file.key} lists ${servers.length} servers, expected ${expected}`,
+        );
+      for (const server of servers) {
+        const where = `backend ${backend.name}: ${file.key}: ${server.name}`;
+        for (const env of server.tokenEnvs)
+          if (!envNames.has(env)) violations.push(`${where}: token env ${env} is not set in the container`);
+        if (declared.has(server.url)) {
+          const local = new URL(server.url);
+          if (['127.0.0.1', 'localhost'].includes(local.hostname) && !podPorts.has(Number(local.port || 80)))
+            violations.push(
+              `${where}: ${server.url} points into the pod, where nothing listens on that port`,
+            );
+          continue;
+        }
+        const problem = resolveUrl(server.url, toolchainPorts, objects);
+        if (problem) violations.push(`${where}: ${server.url}: ${problem}`);
+      }
+    }
+  }
+  return violations;
+};
+
+function mountedConfigFiles(container: Json, volumes: Map<string, Json>, configMaps: readonly KubeObject[]) {
+  const files: { key: string; content: string }[] = [];
+  for (const mount of asList(container['volumeMounts'])) {
+    const source = asObject(volumes.get(String(mount['name']))?.['configMap']);
+    const configMap = configMaps.find((c) => c.metadata.name === source['name']);
+    if (!configMap || !String(configMap.metadata.name).endsWith('-mcp-clients')) continue;
+    for (const item of asList(source['items'])) {
+      const content = asObject(configMap['data'])[String(item['key'])];
+      if (typeof content !== 'string') files.push({ key: String(item['key']), content: '' });
+      else files.push({ key: String(item['key']), content });
+    }
+  }
+  return files;
+}
+
+interface ClientServer {
+  readonly name: string;
+  readonly url: string;
+  readonly tokenEnvs: readonly string[];
+}
+
+/** Reads Claude/Gemini JSON and Codex TOML (the small subset toolyard writes). */
+export function parseClientConfig(key: string, content: string): ClientServer[] {
+  const envRefs = (value: unknown) =>
+    [...JSON.stringify(value ?? '').matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
+  if (key.endsWith('.toml')) {
+    return content
+      .split(/\n(?=\[mcp_servers\.)/)
+      .filter((table) => table.trim() !== '')
+      .map((table) => {
+        const name = /^\[mcp_servers\.([^\]]+)\]/.exec(table)?.[1] ?? '';
+        const url = JSON.parse(/^url = (".*")$/m.exec(table)?.[1] ?? '""') as string;
+        const tokenEnv = /^bearer_token_env_var = "(.*)"$/m.exec(table)?.[1];
+        return { name, url, tokenEnvs: tokenEnv ? [tokenEnv] : [] };
+      });
+  }
+  const servers = asObject(asObject(JSON.parse(content))['mcpServers']);
+  return Object.entries(servers).map(([name, value]) => {
+    const server = asObject(value);
+    return { name, url: String(server['url'] ?? server['httpUrl']), tokenEnvs: envRefs(server['headers']) };
+  });
+}
+
+/** `undefined` when the URL reaches a toolchain port in the pod or a generated gateway Service; else why not. */
+function resolveUrl(
+  raw: string,
+  toolchainPorts: ReadonlySet<number>,
+  objects: readonly KubeObject[],
+): string | undefined {
+  const url = new URL(raw);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  if (url.hostname === '127.0.0.1')
+    return toolchainPorts.has(port) && url.pathname === '/mcp'
+      ? undefined
+      : 'no toolchain MCP endpoint on that port';
+  const [service, namespace, svc, ...rest] = url.hostname.split('.');
+  if (svc !== 'svc' || !(rest.length === 0 || rest.join('.') === 'cluster.local'))
+    return 'neither in the pod, nor a cluster Service, nor declared in the spec';
+  const target = objects.find(
+    (o) => o.kind === 'Service' && o.metadata.name === service && o.metadata.namespace === namespace,
+  );
+  if (!target) return `no generated Service ${namespace}/${service}`;
+  const servicePort = asList(asObject(target['spec'])['ports']).find((p) => Number(p['port']) === port);
+  if (!servicePort) return `Service ${service} has no port ${port}`;
+  // The Service must select a generated pod with a container port matching its targetPort.
+  const selector = asObject(asObject(target['spec'])['selector']) as Record<string, string>;
+  const pods = objects
+    .flatMap(podSpecsOf)
+    .filter((p) => selects({ matchLabels: selector }, labelsOf(p.podMetadata)));
+  if (pods.length === 0) return `Service ${service} selects no generated pod`;
+  const targetPort = servicePort['targetPort'] ?? port;
+  const served = pods.some((pod) =>
+    containersOf(pod.podSpec).some(({ container }) =>
+      asList(container['ports']).some((p) => p['name'] === targetPort || p['containerPort'] === targetPort),
+    ),
+  );
+  return served
+    ? undefined
+    : `Service ${service} targets port ${String(targetPort)}, which no selected container exposes`;
+}
+
+/** DNS-1123 names where Kubernetes requires them, label syntax, IANA port names. */
+export const namesAreValid: Check = (objects) => {
+  const violations: string[] = [];
+  for (const o of objects) {
+    const name = String(o.metadata.name);
+    const label = o.kind === 'Service' || o.kind === 'Namespace';
+    if (
+      label ? !(DNS_LABEL.test(name) && name.length <= 63) : !(DNS_SUBDOMAIN.test(name) && name.length <= 253)
+    )
+      violations.push(`${nameOf(o)}: invalid name`);
+    // Workload names become pod-name prefixes and the pod's label; keep them within a label, too.
+    if ((o.kind === 'Deployment' || o.kind === 'StatefulSet') && name.length > 63)
+      violations.push(`${nameOf(o)}: name longer than 63`);
+    for (const [key, value] of Object.entries(labelsOf(o.metadata)))
+      if (!LABEL_VALUE.test(value) || value.length > 63)
+        violations.push(`${nameOf(o)}: label ${key}=${value} is not a valid label value`);
+    if (o.kind === 'Service')
+      for (const port of asList(asObject(o['spec'])['ports'])) {
+        const n = String(port['name']);
+        if (!DNS_LABEL.test(n) || n.length > 63) violations.push(`${nameOf(o)}: invalid port name ${n}`);
+      }
+    for (const pod of podSpecsOf(o)) {
+      const containerNames = new Set<string>();
+      for (const { container } of containersOf(pod.podSpec)) {
+        const cname = String(container['name']);
+        if (!DNS_LABEL.test(cname) || cname.length > 63)
+          violations.push(`${pod.where}: invalid container name ${cname}`);
+        if (containerNames.has(cname)) violations.push(`${pod.where}: duplicate container name ${cname}`);
+        containerNames.add(cname);
+        for (const port of asList(container['ports'])) {
+          if (port['name'] === undefined) continue;
+          const pname = String(port['name']);
+          if (!IANA_SVC_NAME.test(pname) || pname.length > 15)
+            violations.push(`${pod.where}: ${cname}: invalid port name ${pname}`);
+        }
+      }
+      for (const volume of asList(pod.podSpec['volumes'])) {
+        const vname = String(volume['name']);
+        if (!DNS_LABEL.test(vname) || vname.length > 63)
+          violations.push(`${pod.where}: invalid volume name ${vname}`);
+      }
+      for (const [key, value] of Object.entries(labelsOf(pod.podMetadata)))
+        if (!LABEL_VALUE.test(value) || value.length > 63)
+          violations.push(`${pod.where}: pod label ${key}=${value} invalid`);
+    }
+  }
+  return violations;
+};
+
+/**
+ * Port names unique per Service (the API server rejects duplicates) and per pod (it warns: Services and
+ * probes that select a port by name would pick one arbitrarily).
+ */
+export const portNamesAreUnique: Check = (objects) => {
+  const violations: string[] = [];
+  for (const o of objects) {
+    if (o.kind === 'Service') {
+      const names = asList(asObject(o['spec'])['ports']).map((p) => String(p['name']));
+      if (new Set(names).size !== names.length)
+        violations.push(`${nameOf(o)}: duplicate port names ${names.join(',')}`);
+    }
+    for (const pod of podSpecsOf(o)) {
+      const owners = new Map<string, string>();
+      for (const { container } of containersOf(pod.podSpec))
+        for (const port of asList(container['ports'])) {
+          if (port['name'] === undefined) continue;
+          const name = String(port['name']);
+          const other = owners.get(name);
+          if (other !== undefined)
+            violations.push(
+              `${pod.where}: port name ${name} of ${String(container['name'])} duplicates ${other}'s`,
+            );
+          owners.set(name, String(container['name']));
+        }
+    }
+  }
+  return violations;
+};
+
+/** Recommended labels on every object and pod template; the spec's namespace on every object. */
+export const labelsAndNamespace: Check = (objects, agent) => {
+  const violations: string[] = [];
+  const namespace = namespaceOf(agent);
+  for (const o of objects) {
+    const labels = labelsOf(o.metadata);
+    for (const key of RECOMMENDED_LABELS)
+      if (!labels[key]) violations.push(`${nameOf(o)}: missing label ${key}`);
+    if (labels['app.kubernetes.io/instance'] !== agent.metadata.name)
+      violations.push(`${nameOf(o)}: instance label is not the agent name`);
+    if (labels['app.kubernetes.io/managed-by'] !== 'toolyard')
+      violations.push(`${nameOf(o)}: managed-by is not toolyard`);
+    for (const [key, value] of Object.entries(agent.metadata.labels ?? {}))
+      if (!key.startsWith('app.kubernetes.io/') && labels[key] !== value)
+        violations.push(`${nameOf(o)}: lacks user label ${key}`);
+    // Roles and RoleBindings of gateway authority live in the namespaces they grant (checked by rolesAreLeastPrivilege).
+    if (o.metadata.namespace !== namespace && o.kind !== 'Role' && o.kind !== 'RoleBinding')
+      violations.push(`${nameOf(o)}: namespace ${String(o.metadata.namespace)}, expected ${namespace}`);
+    for (const pod of podSpecsOf(o)) {
+      const podLabels = labelsOf(pod.podMetadata);
+      for (const key of RECOMMENDED_LABELS)
+        if (!podLabels[key]) violations.push(`${pod.where}: pod template misses label ${key}`);
+    }
+  }
+  return violations;
+};
+
+export const INVARIANTS: Readonly<Record<string, Check>> = {
+  kubernetesSchema,
+  podSecurityRestricted,
+  noSecretData,
+  toolchainsHoldNoCredentials,
+  everyPodHasNetworkPolicy,
+  rolesAreLeastPrivilege,
+  clientConfigUrlsResolve,
+  namesAreValid,
+  portNamesAreUnique,
+  labelsAndNamespace,
+};
