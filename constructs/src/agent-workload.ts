@@ -5,7 +5,7 @@ import { contentHash, resourceRequirements } from './container-parts.ts';
 import { INSTALLER_RESOURCES, PATHS } from './defaults.ts';
 import type { McpClientConfigMap } from './mcp-client-config-map.ts';
 import type { AgentPlan } from './plan.ts';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
+import { pullSecrets, restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
 import type { ToolchainSidecar } from './toolchain-sidecar.ts';
 
 export const SERVER_BUNDLE_VOLUME = 'toolyard-server';
@@ -61,6 +61,7 @@ export class AgentWorkload extends Construct {
       automountServiceAccountToken: false,
       enableServiceLinks: false,
       securityContext: restrictedPodSecurityContext(),
+      ...pullSecrets(plan.imagePullSecrets),
       ...(injects ? { initContainers: [serverInstaller(plan)] } : {}),
       containers: [...backends.map((b) => b.container), ...toolchains.map((t) => t.container)],
       volumes: [

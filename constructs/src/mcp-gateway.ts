@@ -5,7 +5,7 @@ import { plainEnv, probes, resourceRequirements, secretEnv } from './container-p
 import { PATHS } from './defaults.ts';
 import { KubernetesAccess } from './kubernetes-access.ts';
 import type { AgentPlan, PlannedDeployedGateway } from './plan.ts';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
+import { pullSecrets, restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
 
 export interface McpGatewayProps {
   /** The agent the gateway serves. */
@@ -74,6 +74,7 @@ export class McpGateway extends Construct {
             automountServiceAccountToken: hasKubernetes,
             enableServiceLinks: false,
             securityContext: restrictedPodSecurityContext(),
+            ...pullSecrets(plan.imagePullSecrets),
             containers: [
               {
                 name: gateway.name,

@@ -148,6 +148,7 @@ export interface AgentPlan {
   readonly network: PlannedNetwork;
   readonly toolchainServerImage: PlannedImage;
   readonly serviceAccountAnnotations: Labels;
+  readonly imagePullSecrets: readonly string[];
 }
 
 /** Builds the plan of a schema-valid agent document. */
@@ -189,6 +190,7 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
     },
     toolchainServerImage: planImage(spec.toolchainServer?.image ?? D.DEFAULT_TOOLCHAIN_SERVER_IMAGE),
     serviceAccountAnnotations: definedEntries(spec.serviceAccount?.annotations),
+    imagePullSecrets: spec.imagePullSecrets ?? [],
   };
 }
 

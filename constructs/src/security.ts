@@ -25,3 +25,8 @@ export function restrictedPodSecurityContext(): k8s.PodSecurityContext {
     seccompProfile: { type: 'RuntimeDefault' },
   };
 }
+
+/** `imagePullSecrets` of a pod spec, omitted when there are none. */
+export function pullSecrets(names: readonly string[]): Pick<k8s.PodSpec, 'imagePullSecrets'> {
+  return names.length > 0 ? { imagePullSecrets: names.map((name) => ({ name })) } : {};
+}

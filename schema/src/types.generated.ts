@@ -27,6 +27,11 @@ export type Cidr = string;
  */
 export type Port = number;
 /**
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "DnsSubdomain".
+ */
+export type DnsSubdomain = string;
+/**
  * `read-only`: get/list/watch on workload, networking and config kinds, never Secrets. `namespace-write`: read-only plus bounded writes; never Secrets, RBAC, pods/exec, escalate/bind/impersonate.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
@@ -50,11 +55,6 @@ export type Quantity = string;
  * via the `definition` "EnvName".
  */
 export type EnvName = string;
-/**
- * This interface was referenced by `ToolyardAgent`'s JSON-Schema
- * via the `definition` "DnsSubdomain".
- */
-export type DnsSubdomain = string;
 
 /**
  * A toolyard Agent: model backends, toolchain sidecars, MCP gateways and their policy, rendered by toolyard into Kubernetes manifests.
@@ -131,6 +131,10 @@ export interface AgentSpec {
   networkPolicy?: NetworkPolicySettings;
   toolchainServer?: ToolchainServerSettings;
   serviceAccount?: ServiceAccountSettings;
+  /**
+   * Secrets (by name, in the agent namespace) used to pull every generated pod's images from private registries.
+   */
+  imagePullSecrets?: DnsSubdomain[];
 }
 /**
  * The shared source tree, mounted into every backend and toolchain container at the same path.

@@ -155,3 +155,17 @@ describe('Agent', () => {
     );
   });
 });
+
+describe('imagePullSecrets', () => {
+  it('reach every generated pod, and only when set', () => {
+    const spec = minimalAgent({
+      imagePullSecrets: ['registry'],
+      gateways: [{ name: 'k8s', image: { repository: 'k', tag: '1' }, port: 8000 }],
+    });
+    const objects = objectsOf(spec);
+    for (const name of ['tiny', 'tiny-k8s']) {
+      assert.deepEqual(podSpecOf(objects, name).imagePullSecrets, [{ name: 'registry' }], name);
+    }
+    assert.equal(podSpecOf(objectsOf(minimalAgent()), 'tiny').imagePullSecrets, undefined);
+  });
+});
