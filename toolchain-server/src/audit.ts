@@ -1,0 +1,54 @@
+/**
+ * One JSON audit line per tool call, written to stdout. The field list is exported so the docs can be checked
+ * against it.
+ */
+import { createHash } from 'node:crypto';
+
+export const AUDIT_FIELDS = {
+  event: 'Always "audit".',
+  time: 'ISO-8601 time the call finished.',
+  toolchain: 'The toolchain name from the config.',
+  tool: 'The MCP tool called.',
+  argv: 'The argv run (or that would have run), argv[0] as the bare command name; null when no argv was built.',
+  cwd: 'The resolved working directory, or the requested one when it was refused.',
+  envNames: 'Names (never values) of the variables the caller set.',
+  decision:
+    '"allowed", "denied" (a policy rule refused it) or "error" (invalid input, busy, spawn failure, cancelled).',
+  rule: 'The policy rule that decided a denial, or null.',
+  code: 'The TOOLYARD_* error code, or null for a call that ran.',
+  exitCode: 'The exit code of the process, or null.',
+  signal: 'The signal that ended the process, or null.',
+  durationMs: 'Wall time of the call, queueing included.',
+  stdoutBytes: 'Bytes the process wrote to stdout (all of them, not only the kept tail).',
+  stderrBytes: 'Bytes the process wrote to stderr.',
+  truncated: 'True when either stream exceeded limits.maxOutputBytes and only its tail was kept.',
+  timedOut: 'True when the timeout killed the process group.',
+  cancelled: 'True when the client cancelled or disconnected and the process group was killed.',
+  session: 'First 16 hex digits of the SHA-256 of the MCP session id (never the id itself), or null.',
+} as const;
+
+export type AuditField = keyof typeof AUDIT_FIELDS;
+
+export type AuditRecord = {
+  [K in AuditField]: K extends 'event'
+    ? 'audit'
+    : K extends 'argv' | 'envNames'
+      ? readonly string[] | null
+      : K extends 'truncated' | 'timedOut' | 'cancelled'
+        ? boolean
+        : K extends 'exitCode' | 'durationMs' | 'stdoutBytes' | 'stderrBytes'
+          ? number | null
+          : string | null;
+};
+
+export function hashSession(sessionId: string | undefined): string | null {
+  if (!sessionId) return null;
+  return createHash('sha256').update(sessionId).digest('hex').slice(0, 16);
+}
+
+/** Where log lines go: one JSON object per line. */
+export type LogSink = (line: Readonly<Record<string, unknown>>) => void;
+
+export const stdoutSink: LogSink = (line) => {
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+};

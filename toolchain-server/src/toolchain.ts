@@ -1,0 +1,538 @@
+/**
+ * The toolchain: tool registry, policy enforcement and process execution, free of HTTP and of MCP transport.
+ * One instance per server process; MCP sessions share it but never share per-client state.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { type AuditRecord, hashSession, type LogSink, stdoutSink } from './audit.ts';
+import type { ToolchainServerConfig } from './config.ts';
+import { ToolError } from './errors.ts';
+import { Limiter } from './limiter.ts';
+import { type CallOutcome, Metrics } from './metrics.ts';
+import { assertArgvAllowed } from './policy/argv-policy.ts';
+import { CommandTable } from './policy/commands.ts';
+import { WorkspaceRoots } from './policy/cwd.ts';
+import { applyCallerEnv, buildBaseEnv } from './policy/env.ts';
+import { ProcessGroups, type RunResult, runCommand } from './runner.ts';
+import { describeOutputSchema, describeToolchainInput, type ToolchainDescription } from './tools/describe.ts';
+import { execAllowedTool } from './tools/exec-allowed.ts';
+import { PRESET_TOOLS, presetBinaries } from './tools/presets.ts';
+import {
+  type CommonInput,
+  type ExecResult,
+  type ExecTool,
+  execResultSchema,
+  type PlanContext,
+  toJsonSchema,
+} from './tools/types.ts';
+import { SERVER_VERSION } from './version.ts';
+
+export interface ToolchainOptions {
+  readonly config: ToolchainServerConfig;
+  /** The server's own environment: PATH for resolution and the source of `env.passthrough`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Variable names that hold secrets (e.g. the bearer token) and must never reach a child. */
+  readonly secretEnvNames?: readonly string[];
+  readonly log?: LogSink;
+  /** Delay between SIGTERM and SIGKILL for a timed-out or cancelled process group. Default 2000 ms. */
+  readonly killGraceMs?: number;
+  /** Interval of progress notifications when the client asked for them. Default 1000 ms. */
+  readonly progressIntervalMs?: number;
+  /** Whether to probe binary versions at start. Default true. */
+  readonly probeVersions?: boolean;
+}
+
+/** A tool as listed over MCP; JSON Schemas computed once at start. */
+export interface ListedTool {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: { type: 'object'; [key: string]: unknown };
+  readonly outputSchema: { type: 'object'; [key: string]: unknown };
+  readonly annotations: {
+    readonly title: string;
+    readonly readOnlyHint: boolean;
+    readonly openWorldHint: boolean;
+  };
+}
+
+export interface CallContext {
+  readonly signal?: AbortSignal | undefined;
+  readonly sessionId?: string | undefined;
+  /** Present when the client sent a progress token. */
+  readonly sendProgress?: ((progress: number, message: string) => void) | undefined;
+}
+
+/** Thrown for a tool name that does not exist: a protocol fault, not a tool failure. */
+export class UnknownToolError extends Error {
+  constructor(name: string) {
+    super(`Unknown tool: ${name}`);
+    this.name = 'UnknownToolError';
+  }
+}
+
+interface ReadyState {
+  readonly ready: boolean;
+  readonly missingRoots: string[];
+  readonly missingBinaries: string[];
+  readonly draining: boolean;
+}
+
+const VERSION_ARGS: Readonly<Record<string, readonly string[]>> = {
+  go: ['version'],
+  terraform: ['version'],
+  helm: ['version', '--short'],
+};
+
+export class Toolchain {
+  readonly config: ToolchainServerConfig;
+  readonly roots: WorkspaceRoots;
+  readonly commands: CommandTable;
+  readonly limiter: Limiter;
+  readonly metrics: Metrics;
+  readonly groups = new ProcessGroups();
+  readonly listedTools: readonly ListedTool[];
+  /** Missing binaries per preset, reported at start and by describe_toolchain. */
+  readonly presetStatus: ReadonlyArray<{ preset: string; missing: string[]; optionalMissing: string[] }>;
+  versions: Promise<Record<string, string | null>>;
+  private readonly tools = new Map<string, ExecTool | 'describe'>();
+  private readonly allowedByTool = new Map<string, ReadonlySet<string>>();
+  private readonly baseEnv: Record<string, string>;
+  private readonly log: LogSink;
+  private readonly killGraceMs: number;
+  private readonly progressIntervalMs: number;
+  private sessionsGauge: () => number = () => 0;
+  private draining = false;
+  private inFlight = 0;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(opts: ToolchainOptions) {
+    const config = opts.config;
+    const env = opts.env ?? process.env;
+    this.config = config;
+    this.log = opts.log ?? stdoutSink;
+    this.killGraceMs = opts.killGraceMs ?? 2000;
+    this.progressIntervalMs = opts.progressIntervalMs ?? 1000;
+    this.roots = new WorkspaceRoots(config.workspaceRoots);
+    this.limiter = new Limiter(config.limits.maxConcurrency, config.limits.maxQueue);
+    this.metrics = new Metrics({
+      inFlight: () => this.limiter.active,
+      queueDepth: () => this.limiter.queued,
+      sessions: () => this.sessionsGauge(),
+    });
+    this.baseEnv = buildBaseEnv(config.env, env, opts.secretEnvNames ?? []);
+
+    const execTools: ExecTool[] = [];
+    if (config.tools.mode === 'exec') execTools.push(execAllowedTool as unknown as ExecTool);
+    const presets = [...new Set(config.tools.presets)];
+    for (const preset of presets) execTools.push(...PRESET_TOOLS[preset]);
+
+    const binaryNames = new Set<string>(config.tools.allowedCommands);
+    const presetStatus: Array<{ preset: string; required: string[]; optional: string[] }> = [];
+    for (const preset of presets) {
+      const { required, optional } = presetBinaries(preset);
+      for (const b of [...required, ...optional]) binaryNames.add(b);
+      presetStatus.push({ preset, required, optional });
+    }
+    this.commands = new CommandTable(binaryNames, env.PATH);
+    const missing = new Set(this.commands.missing());
+    this.presetStatus = presetStatus.map((p) => ({
+      preset: p.preset,
+      missing: p.required.filter((b) => missing.has(b)),
+      optionalMissing: p.optional.filter((b) => missing.has(b)),
+    }));
+
+    const listed: ListedTool[] = [];
+    const execOutput = toJsonSchema(execResultSchema, 'output') as ListedTool['outputSchema'];
+    for (const tool of execTools) {
+      this.tools.set(tool.name, tool);
+      this.allowedByTool.set(
+        tool.name,
+        new Set(
+          tool.group === 'exec'
+            ? config.tools.allowedCommands
+            : [...tool.binaries, ...(tool.optionalBinaries ?? [])],
+        ),
+      );
+      listed.push({
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: toJsonSchema(tool.input, 'input') as ListedTool['inputSchema'],
+        outputSchema: execOutput,
+        annotations: { title: tool.title, readOnlyHint: false, openWorldHint: false },
+      });
+    }
+    this.tools.set('describe_toolchain', 'describe');
+    listed.push({
+      name: 'describe_toolchain',
+      title: 'Describe this toolchain',
+      description:
+        'Returns the toolchain name, its tools, allowed commands, routing hints, limits, workspace roots and binary versions.',
+      inputSchema: toJsonSchema(describeToolchainInput, 'input') as ListedTool['inputSchema'],
+      outputSchema: toJsonSchema(describeOutputSchema, 'output') as ListedTool['outputSchema'],
+      annotations: { title: 'Describe this toolchain', readOnlyHint: true, openWorldHint: false },
+    });
+    this.listedTools = listed;
+    this.versions = opts.probeVersions === false ? Promise.resolve({}) : this.probeVersions();
+  }
+
+  /** Start-up report: missing roots and binaries, logged once as a JSON line. */
+  startupReport(): Record<string, unknown> {
+    return {
+      event: 'toolchain',
+      toolchain: this.config.name,
+      mode: this.config.tools.mode,
+      tools: this.listedTools.map((t) => t.name),
+      commands: this.commands.list().map((c) => ({ name: c.name, path: c.path ?? null })),
+      missingBinaries: this.commands.missing(),
+      presets: this.presetStatus,
+      missingRoots: this.roots.missing(),
+    };
+  }
+
+  setSessionsGauge(gauge: () => number): void {
+    this.sessionsGauge = gauge;
+  }
+
+  readiness(): ReadyState {
+    const missingRoots = this.roots.missing();
+    const optional = new Set(this.presetStatus.flatMap((p) => p.optionalMissing));
+    const missingBinaries = this.commands.missing().filter((b) => !optional.has(b));
+    return {
+      ready: !this.draining && missingRoots.length === 0 && missingBinaries.length === 0,
+      missingRoots,
+      missingBinaries,
+      draining: this.draining,
+    };
+  }
+
+  async callTool(name: string, rawArgs: unknown, ctx: CallContext = {}): Promise<CallToolResult> {
+    const entry = this.tools.get(name);
+    if (entry === undefined) throw new UnknownToolError(name);
+    const started = performance.now();
+    const audit: AuditRecord = {
+      event: 'audit',
+      time: '',
+      toolchain: this.config.name,
+      tool: name,
+      argv: null,
+      cwd: null,
+      envNames: null,
+      decision: 'allowed',
+      rule: null,
+      code: null,
+      exitCode: null,
+      signal: null,
+      durationMs: 0,
+      stdoutBytes: null,
+      stderrBytes: null,
+      truncated: false,
+      timedOut: false,
+      cancelled: false,
+      session: hashSession(ctx.sessionId),
+    };
+    this.inFlight++;
+    try {
+      if (this.draining) throw new ToolError('TOOLYARD_SHUTTING_DOWN', 'the server is shutting down.');
+      if (entry === 'describe') {
+        const description = await this.describe();
+        this.finishAudit(audit, started, 'ok');
+        return {
+          content: [{ type: 'text', text: describeText(description) }],
+          structuredContent: description as unknown as Record<string, unknown>,
+        };
+      }
+      return await this.runExecTool(entry, rawArgs, ctx, audit, started);
+    } catch (error) {
+      return this.failure(error, audit, started, ctx.signal);
+    } finally {
+      this.inFlight--;
+      if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  private async runExecTool(
+    tool: ExecTool,
+    rawArgs: unknown,
+    ctx: CallContext,
+    audit: AuditRecord,
+    started: number,
+  ): Promise<CallToolResult> {
+    const parsed = (tool.input as z.ZodType).safeParse(rawArgs ?? {});
+    if (!parsed.success) {
+      const detail = parsed.error.issues
+        .map((i) => `${i.path.length ? `/${i.path.map(String).join('/')}` : '/'}: ${i.message}`)
+        .join('; ');
+      throw new ToolError('TOOLYARD_INVALID_ARGUMENTS', `invalid arguments for ${tool.name}: ${detail}`);
+    }
+    const input = parsed.data as { cwd?: string; timeoutSeconds?: number };
+    const limits = this.config.limits;
+    const timeoutSeconds = input.timeoutSeconds ?? limits.defaultTimeoutSeconds;
+    if (timeoutSeconds > limits.maxTimeoutSeconds) {
+      throw new ToolError(
+        'TOOLYARD_TIMEOUT_EXCEEDS_MAX',
+        `timeoutSeconds ${timeoutSeconds} is above the maximum.`,
+        {
+          rule: 'timeout-limit',
+          allowed: `at most ${limits.maxTimeoutSeconds} seconds`,
+        },
+      );
+    }
+    audit.cwd = input.cwd ?? null;
+    const cwd = this.roots.resolveCwd(input.cwd);
+    audit.cwd = cwd;
+    const planCtx: PlanContext = {
+      cwd,
+      roots: this.roots,
+      has: (b) => this.commands.list().some((c) => c.name === b && c.path !== undefined),
+    };
+    const plan = tool.plan(parsed.data as CommonInput, planCtx);
+    audit.argv = [plan.command, ...plan.args];
+    const file = this.commands.resolve(plan.command, this.allowedByTool.get(tool.name) ?? new Set());
+    assertArgvAllowed(plan.command, plan.args, {
+      cwd,
+      isInsideRoots: (path, base) => this.roots.isInside(path, base),
+    });
+    const callerEnv = tool.callerEnv?.(parsed.data as CommonInput);
+    if (callerEnv) audit.envNames = Object.keys(callerEnv);
+    const env = applyCallerEnv(plan.env ? { ...this.baseEnv, ...plan.env } : this.baseEnv, callerEnv);
+
+    const release = await this.limiter.acquire(ctx.signal);
+    let result: RunResult;
+    let pgid: number | undefined;
+    try {
+      result = await runCommand({
+        file,
+        argv0: plan.command,
+        args: plan.args,
+        cwd,
+        env,
+        timeoutMs: timeoutSeconds * 1000,
+        maxOutputBytes: limits.maxOutputBytes,
+        killGraceMs: this.killGraceMs,
+        signal: ctx.signal,
+        progressIntervalMs: ctx.sendProgress ? this.progressIntervalMs : undefined,
+        onProgress: ctx.sendProgress
+          ? (p) =>
+              ctx.sendProgress?.(
+                Math.floor(p.elapsedMs / 1000),
+                `${plan.command} running for ${Math.round(p.elapsedMs / 1000)}s, ${p.stdoutBytes + p.stderrBytes} bytes of output`,
+              )
+          : undefined,
+        onGroup: (next) => {
+          this.groups.track(pgid, next);
+          pgid = next;
+        },
+      });
+    } finally {
+      release();
+    }
+    const structured: ExecResult = {
+      exitCode: result.exitCode,
+      signal: result.signal,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      durationMs: result.durationMs,
+      truncated: result.truncated,
+      timedOut: result.timedOut,
+      stdoutBytes: result.stdoutBytes,
+      stderrBytes: result.stderrBytes,
+      stdoutDroppedBytes: result.stdoutDroppedBytes,
+      stderrDroppedBytes: result.stderrDroppedBytes,
+      argv: [plan.command, ...plan.args],
+      cwd,
+    };
+    audit.exitCode = result.exitCode;
+    audit.signal = result.signal;
+    audit.stdoutBytes = result.stdoutBytes;
+    audit.stderrBytes = result.stderrBytes;
+    audit.truncated = result.truncated;
+    audit.timedOut = result.timedOut;
+    audit.cancelled = result.cancelled;
+    if (result.truncated) this.metrics.truncations++;
+    if (result.timedOut) this.metrics.timeouts++;
+    if (result.cancelled) {
+      audit.decision = 'error';
+      audit.code = 'TOOLYARD_CANCELLED';
+    }
+    const outcome: CallOutcome = result.cancelled
+      ? 'cancelled'
+      : result.timedOut
+        ? 'timeout'
+        : result.exitCode === 0
+          ? 'ok'
+          : 'nonzero';
+    this.finishAudit(audit, started, outcome, tool.name);
+    return {
+      content: [{ type: 'text', text: summarize(structured, timeoutSeconds) }],
+      structuredContent: structured as unknown as Record<string, unknown>,
+      isError: outcome !== 'ok',
+    };
+  }
+
+  private failure(error: unknown, audit: AuditRecord, started: number, signal?: AbortSignal): CallToolResult {
+    let toolError: ToolError;
+    if (error instanceof ToolError) toolError = error;
+    else if (signal?.aborted)
+      toolError = new ToolError('TOOLYARD_CANCELLED', 'the call was cancelled before it ran.');
+    else throw error; // an internal fault: the MCP layer turns it into a JSON-RPC -32603
+    audit.decision = toolError.decision;
+    audit.rule = toolError.rule ?? null;
+    audit.code = toolError.code;
+    if (toolError.decision === 'denied') this.metrics.recordDenial(toolError.rule ?? toolError.code);
+    const outcome: CallOutcome =
+      toolError.code === 'TOOLYARD_BUSY'
+        ? 'busy'
+        : toolError.code === 'TOOLYARD_CANCELLED'
+          ? 'cancelled'
+          : toolError.decision === 'denied'
+            ? 'denied'
+            : 'error';
+    if (toolError.code === 'TOOLYARD_CANCELLED') audit.cancelled = true;
+    this.finishAudit(audit, started, outcome);
+    return {
+      content: [{ type: 'text', text: toolError.describe() }],
+      isError: true,
+      _meta: {
+        'dev.toolyard/error': {
+          code: toolError.code,
+          rule: toolError.rule ?? null,
+          message: toolError.message,
+          allowed: toolError.allowed ?? null,
+        },
+      },
+    };
+  }
+
+  private finishAudit(
+    audit: AuditRecord,
+    started: number,
+    outcome: CallOutcome,
+    tool = audit.tool as string,
+  ): void {
+    const seconds = (performance.now() - started) / 1000;
+    audit.durationMs = Math.round(seconds * 1e6) / 1e3;
+    audit.time = new Date().toISOString();
+    this.metrics.recordCall(tool, outcome, seconds);
+    this.log(audit);
+  }
+
+  async describe(): Promise<ToolchainDescription> {
+    const versions = await Promise.race([
+      this.versions,
+      new Promise<Record<string, string | null>>((r) => setTimeout(() => r({}), 3000).unref()),
+    ]);
+    return {
+      name: this.config.name,
+      serverVersion: SERVER_VERSION,
+      mode: this.config.tools.mode,
+      tools: this.listedTools.map((t) => ({ name: t.name, description: t.description })),
+      allowedCommands: this.config.tools.allowedCommands.map((name) => {
+        const path = this.commands.list().find((c) => c.name === name)?.path;
+        return { name, available: path !== undefined, version: versions[name] ?? null };
+      }),
+      presets: this.presetStatus.map((p) => ({
+        name: p.preset,
+        available: p.missing.length === 0,
+        missingBinaries: p.missing,
+        versions: Object.fromEntries(
+          presetBinaries(p.preset as never).required.map((b) => [b, versions[b] ?? null] as const),
+        ),
+      })),
+      handles: this.config.handles,
+      limits: this.config.limits,
+      workspaceRoots: this.config.workspaceRoots,
+    };
+  }
+
+  private async probeVersions(): Promise<Record<string, string | null>> {
+    const out: Record<string, string | null> = {};
+    const cwd = this.roots.primary ?? '/';
+    await Promise.all(
+      this.commands.list().map(async (c) => {
+        if (c.path === undefined) return;
+        try {
+          const r = await runCommand({
+            file: c.path,
+            argv0: c.name,
+            args: VERSION_ARGS[c.name] ?? ['--version'],
+            cwd,
+            env: this.baseEnv,
+            timeoutMs: 5000,
+            maxOutputBytes: 4096,
+            killGraceMs: 500,
+          });
+          const line = `${r.stdout}\n${r.stderr}`.split('\n').find((l) => l.trim() !== '');
+          out[c.name] = r.exitCode === 0 && line ? line.trim().slice(0, 200) : null;
+        } catch {
+          out[c.name] = null;
+        }
+      }),
+    );
+    return out;
+  }
+
+  /** Refuses new calls, waits up to `graceMs` for running ones, then kills every remaining process group. */
+  async drain(graceMs: number): Promise<{ killed: number }> {
+    this.draining = true;
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        this.idleWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    const killed = this.groups.size;
+    await this.groups.killAll(this.killGraceMs);
+    return { killed };
+  }
+
+  get callsInFlight(): number {
+    return this.inFlight;
+  }
+}
+
+const SUMMARY_TAIL_BYTES = 2048;
+
+function tail(text: string): string {
+  if (text.length <= SUMMARY_TAIL_BYTES) return text;
+  return `…${text.slice(text.length - SUMMARY_TAIL_BYTES)}`;
+}
+
+/** The compact text a model reads first: outcome, then the tails of stderr and stdout. */
+export function summarize(r: ExecResult, timeoutSeconds: number): string {
+  const head = r.timedOut
+    ? `timed out after ${timeoutSeconds}s (process group killed)`
+    : r.exitCode === null
+      ? `killed by ${r.signal ?? 'a signal'}`
+      : `exit ${r.exitCode}`;
+  const lines = [`${head} in ${Math.round(r.durationMs)} ms: ${r.argv.join(' ')}`];
+  if (r.truncated)
+    lines.push(
+      `output truncated: ${r.stdoutDroppedBytes} bytes of stdout and ${r.stderrDroppedBytes} bytes of stderr dropped from the head`,
+    );
+  if (r.stderr.trim()) lines.push(`stderr (tail):\n${tail(r.stderr.trimEnd())}`);
+  if (r.stdout.trim()) lines.push(`stdout (tail):\n${tail(r.stdout.trimEnd())}`);
+  return lines.join('\n');
+}
+
+function describeText(d: ToolchainDescription): string {
+  const lines = [
+    `toolchain ${d.name} (${d.mode} mode), roots: ${d.workspaceRoots.join(', ')}`,
+    `tools: ${d.tools.map((t) => t.name).join(', ')}`,
+  ];
+  if (d.allowedCommands.length)
+    lines.push(
+      `allowed commands: ${d.allowedCommands.map((c) => `${c.name}${c.available ? '' : ' (MISSING)'}`).join(', ')}`,
+    );
+  for (const p of d.presets)
+    if (!p.available) lines.push(`preset ${p.name} unavailable: missing ${p.missingBinaries.join(', ')}`);
+  if (d.handles.commands.length || d.handles.files.length)
+    lines.push(
+      `handles: commands ${d.handles.commands.join(', ') || '-'}; files ${d.handles.files.join(', ') || '-'}`,
+    );
+  return lines.join('\n');
+}
