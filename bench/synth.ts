@@ -1,0 +1,217 @@
+/**
+ * `npm run bench:synth`: renders 1, 100 and 1,000 agents of the examples' shape (cycling the three examples,
+ * renamed per agent) to YAML, and compares with building the very same objects with bare cdk8s (cdk8s-plus-28's
+ * `k8s` L1 classes in a Chart, then `chart.toJson()` and the same YAML serialisation) in the same run.
+ *
+ * Each case runs in a fresh child process, so peak RSS and heap belong to that case alone. The baseline's
+ * props are prepared before its clock starts (hand-written cdk8s code would have them as literals), and its
+ * output is checked to equal toolyard's, so the ratio is an upper bound of toolyard's overhead over cdk8s.
+ * A benchmark, not a test: it prints figures and exits 0 unless something breaks.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { App, Chart } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import type { Construct } from 'constructs';
+import { checkSpecText } from '../constructs/src/check-spec-text.ts';
+import { type KubeObject, renderAgent, toYamlDocuments } from '../constructs/src/render.ts';
+import type { ToolyardAgent } from '../schema/src/types.generated.ts';
+
+const SIZES = [1, 100, 1000] as const;
+const EXAMPLES = ['polyglot-reviewer', 'web-infra', 'cluster-operator'];
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** `count` agents of the examples' shape, each with its own name. */
+function agents(count: number): ToolyardAgent[] {
+  const shapes = EXAMPLES.map((name) => {
+    const file = `${ROOT}examples/${name}.yaml`;
+    const result = checkSpecText(readFileSync(file, 'utf8'), file);
+    if (!result.ok) throw new Error(`${file} is invalid`);
+    return result.specs[0]!.agent;
+  });
+  return Array.from({ length: count }, (_, i) => {
+    const shape = shapes[i % shapes.length]!;
+    return { ...shape, metadata: { ...shape.metadata, name: `${shape.metadata.name}-${i}` } };
+  });
+}
+
+// ---- baseline: the same objects through cdk8s-plus-28's L1 classes ----------------------------------------
+
+type L1 = new (scope: Construct, id: string, props: never) => unknown;
+const L1_CLASSES: Readonly<Record<string, L1>> = {
+  ServiceAccount: k8s.KubeServiceAccount as unknown as L1,
+  ConfigMap: k8s.KubeConfigMap as unknown as L1,
+  Service: k8s.KubeService as unknown as L1,
+  Deployment: k8s.KubeDeployment as unknown as L1,
+  StatefulSet: k8s.KubeStatefulSet as unknown as L1,
+  Role: k8s.KubeRole as unknown as L1,
+  RoleBinding: k8s.KubeRoleBinding as unknown as L1,
+  NetworkPolicy: k8s.KubeNetworkPolicy as unknown as L1,
+};
+
+/** Rendered JSON → L1 props: quantities and int-or-strings become cdk8s' wrapper types. */
+function toL1Props(value: unknown, key = '', parentKey = '', inPolicyPorts = false): unknown {
+  if (Array.isArray(value))
+    return value.map((item) =>
+      toL1Props(
+        item,
+        key,
+        parentKey,
+        inPolicyPorts || (key === 'ports' && ['egress', 'ingress'].includes(parentKey)),
+      ),
+    );
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if ((key === 'limits' || key === 'requests') && typeof v === 'string')
+        out[k] = k8s.Quantity.fromString(v);
+      else if (k === 'sizeLimit' && typeof v === 'string') out[k] = k8s.Quantity.fromString(v);
+      else if (
+        (k === 'port' && (key === 'httpGet' || key === 'tcpSocket' || inPolicyPorts)) ||
+        k === 'targetPort' ||
+        k === 'maxSurge' ||
+        k === 'maxUnavailable'
+      )
+        out[k] =
+          typeof v === 'number' ? k8s.IntOrString.fromNumber(v) : k8s.IntOrString.fromString(String(v));
+      else out[k] = toL1Props(v, k, key, inPolicyPorts);
+    }
+    return out;
+  }
+  return value;
+}
+
+function l1Props(objects: readonly KubeObject[]) {
+  return objects.map((object) => {
+    const { apiVersion: _apiVersion, kind, ...props } = object;
+    return { kind, props: toL1Props(props) as never };
+  });
+}
+
+function buildBaseline(name: string, objects: ReturnType<typeof l1Props>): string {
+  const app = new App({ outdir: 'dist' });
+  const chart = new Chart(app, name, { disableResourceNameHashes: true });
+  objects.forEach(({ kind, props }, index) => {
+    const Class = L1_CLASSES[kind];
+    if (!Class) throw new Error(`no L1 class for ${kind}`);
+    new Class(chart, `o${index}`, props);
+  });
+  return toYamlDocuments(chart.toJson() as KubeObject[]);
+}
+
+// ---- one case, in this process ------------------------------------------------------------------------
+
+interface CaseResult {
+  readonly impl: 'toolyard' | 'cdk8s';
+  readonly agents: number;
+  readonly totalMs: number;
+  readonly peakRssMiB: number;
+  readonly peakHeapMiB: number;
+  readonly bytes: number;
+}
+
+function runCase(impl: CaseResult['impl'], count: number): CaseResult {
+  const input = agents(count);
+  // The baseline starts from ready-made props (outside the clock) and must produce the same YAML.
+  const prepared =
+    impl === 'cdk8s' ? input.map((agent) => ({ agent, objects: l1Props(renderAgent(agent).objects) })) : [];
+  if (impl === 'cdk8s')
+    assert.equal(
+      buildBaseline(input[0]!.metadata.name, prepared[0]!.objects),
+      toYamlDocuments(renderAgent(input[0]!).objects),
+      'the baseline must build exactly what toolyard renders',
+    );
+  globalThis.gc?.();
+  let peakHeap = process.memoryUsage().heapUsed;
+  const outputs: string[] = [];
+  const start = performance.now();
+  for (let i = 0; i < count; i++) {
+    outputs.push(
+      impl === 'toolyard'
+        ? toYamlDocuments(renderAgent(input[i]!).objects)
+        : buildBaseline(prepared[i]!.agent.metadata.name, prepared[i]!.objects),
+    );
+    if (i % 10 === 0) peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+  }
+  const totalMs = performance.now() - start;
+  peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+  return {
+    impl,
+    agents: count,
+    totalMs,
+    peakRssMiB: (process.resourceUsage().maxRSS * 1024) / 2 ** 20,
+    peakHeapMiB: peakHeap / 2 ** 20,
+    bytes: outputs.reduce((sum, yaml) => sum + yaml.length, 0),
+  };
+}
+
+// ---- driver -------------------------------------------------------------------------------------------
+
+const caseIndex = process.argv.indexOf('--case');
+if (caseIndex >= 0) {
+  const [impl, count] = (process.argv[caseIndex + 1] ?? '').split(':');
+  process.stdout.write(JSON.stringify(runCase(impl as CaseResult['impl'], Number(count))));
+} else {
+  const results: CaseResult[] = [];
+  for (const count of SIZES)
+    for (const impl of ['toolyard', 'cdk8s'] as const) {
+      const child = spawnSync(
+        process.execPath,
+        ['--expose-gc', fileURLToPath(import.meta.url), '--case', `${impl}:${count}`],
+        {
+          encoding: 'utf8',
+          maxBuffer: 1 << 20,
+        },
+      );
+      if (child.status !== 0) throw new Error(`case ${impl}:${count} failed:\n${child.stderr}`);
+      results.push(JSON.parse(child.stdout) as CaseResult);
+    }
+  const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  const lines = [
+    `synth benchmark — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length}× ${cpus()[0]?.model.trim() ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
+    '',
+    row([
+      'agents',
+      'toolyard ms/agent',
+      'toolyard total ms',
+      'toolyard peak RSS MiB',
+      'toolyard peak heap MiB',
+      'cdk8s ms/agent',
+      'cdk8s total ms',
+      'cdk8s peak RSS MiB',
+      'ratio',
+    ]),
+    row(['---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+  ];
+  for (const count of SIZES) {
+    const ours = results.find((r) => r.impl === 'toolyard' && r.agents === count)!;
+    const base = results.find((r) => r.impl === 'cdk8s' && r.agents === count)!;
+    lines.push(
+      row([
+        String(count),
+        (ours.totalMs / count).toFixed(2),
+        ours.totalMs.toFixed(0),
+        ours.peakRssMiB.toFixed(0),
+        ours.peakHeapMiB.toFixed(0),
+        (base.totalMs / count).toFixed(2),
+        base.totalMs.toFixed(0),
+        base.peakRssMiB.toFixed(0),
+        (ours.totalMs / base.totalMs).toFixed(2),
+      ]),
+    );
+  }
+  const thousand = results.find((r) => r.impl === 'toolyard' && r.agents === 1000)!;
+  const hundred = results.find((r) => r.impl === 'toolyard' && r.agents === 100)!;
+  const base1000 = results.find((r) => r.impl === 'cdk8s' && r.agents === 1000)!;
+  lines.push(
+    '',
+    `aims: 1,000 agents < 10 s: ${(thousand.totalMs / 1000).toFixed(2)} s ${thousand.totalMs < 10_000 ? 'ok' : 'MISSED'}; ` +
+      `< 1 GiB: ${thousand.peakRssMiB.toFixed(0)} MiB ${thousand.peakRssMiB < 1024 ? 'ok' : 'MISSED'}; ` +
+      `linear (ms/agent 1,000 vs 100): ${(thousand.totalMs / 1000 / (hundred.totalMs / 100)).toFixed(2)}×; ` +
+      `ratio at 1,000: ${(thousand.totalMs / base1000.totalMs).toFixed(2)} ${thousand.totalMs / base1000.totalMs < 1.5 ? 'ok' : 'MISSED'}`,
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
