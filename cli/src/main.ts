@@ -1,4 +1,5 @@
 /** `toolyard` command dispatch. Each command returns its exit code: 0 ok, 1 invalid input, 2 usage. */
+import { chartCommand, chartUsage } from './commands/chart.ts';
 import { explainCommand, explainUsage } from './commands/explain.ts';
 import { synthCommand, synthUsage } from './commands/synth.ts';
 import { validateCommand, validateUsage } from './commands/validate.ts';
@@ -18,6 +19,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     run: validateCommand,
   },
   synth: { summary: 'render specs to Kubernetes manifests', usage: synthUsage, run: synthCommand },
+  chart: { summary: 'generate a Helm chart from specs', usage: chartUsage, run: chartCommand },
   explain: {
     summary: 'show what is generated for a spec, and why',
     usage: explainUsage,

@@ -1,0 +1,97 @@
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse } from 'yaml';
+import { generateChart, isSemver } from '../../../chart-generator/src/generate.ts';
+import { indexYaml, packageChart, parseEpoch } from '../../../chart-generator/src/package.ts';
+import { AgentSpecError } from '../../../constructs/src/agent-spec-error.ts';
+import { renderAgent } from '../../../constructs/src/render.ts';
+import { formatSpecError } from '../../../schema/src/load.ts';
+import type { Io } from '../io.ts';
+import { readSpecs } from '../read-specs.ts';
+import { UsageError } from '../usage-error.ts';
+import { type OutputFile, writeFilesAtomically } from '../write-files.ts';
+
+export const chartUsage = `Usage: toolyard chart <spec…> [-o DIR] [--version X] [--app-version Y] [--package] [--url URL]
+
+Generates a Helm chart per Agent in DIR/<metadata.name>/ (default DIR: charts): Chart.yaml, a commented
+values.yaml, values.schema.json, templates/, NOTES.txt, README.md and ci/ scenario values. With the default
+values, release name = agent name and namespace = the spec's namespace, the chart renders exactly what
+"toolyard synth" renders. On any invalid input nothing is written and the exit code is 1.
+
+Options:
+  -o, --output DIR       output directory (default: charts)
+      --version X        chart version, SemVer 2 (default: 0.1.0)
+      --app-version Y    appVersion (default: the chart version)
+      --package          also write DIR/<name>-<version>.tgz and DIR/index.yaml (a Helm repository index);
+                         archives are deterministic, "created" comes from SOURCE_DATE_EPOCH
+                         (default 2024-01-01T00:00:00Z)
+      --url URL          base URL of the chart repository, for index.yaml's urls (default: relative)`;
+
+export async function chartCommand(argv: readonly string[], io: Io): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      output: { type: 'string', short: 'o', default: 'charts' },
+      version: { type: 'string', default: '0.1.0' },
+      'app-version': { type: 'string' },
+      package: { type: 'boolean', default: false },
+      url: { type: 'string', default: '' },
+    },
+  });
+  if (positionals.length === 0) throw new UsageError('chart needs at least one spec file');
+  if (!isSemver(values.version))
+    throw new UsageError(`--version "${values.version}" is not SemVer 2 (e.g. 1.2.3)`);
+  let epoch: number;
+  try {
+    epoch = parseEpoch(process.env['SOURCE_DATE_EPOCH']);
+  } catch (error) {
+    throw new UsageError(`SOURCE_DATE_EPOCH: ${(error as Error).message}`);
+  }
+  const { specs, errors } = await readSpecs(positionals);
+  if (errors.length > 0) {
+    for (const error of errors) io.stderr(formatSpecError(error));
+    io.stderr(`${errors.length} error(s); nothing was written.`);
+    return 1;
+  }
+  const outputs: OutputFile[] = [];
+  const index: Parameters<typeof indexYaml>[0][number][] = [];
+  for (const spec of specs) {
+    let rendered: ReturnType<typeof renderAgent>;
+    try {
+      rendered = renderAgent(spec.agent);
+    } catch (error) {
+      if (!(error instanceof AgentSpecError)) throw error;
+      for (const p of error.problems)
+        io.stderr(formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }));
+      io.stderr('nothing was written.');
+      return 1;
+    }
+    for (const warning of rendered.warnings) {
+      io.stderr(`warning: ${spec.file}:${spec.lineOf(warning.path)}: ${warning.path}: ${warning.message}`);
+    }
+    const chart = generateChart(rendered, {
+      version: values.version,
+      ...(values['app-version'] ? { appVersion: values['app-version'] } : {}),
+    });
+    for (const [path, content] of chart.files) {
+      outputs.push({ path: join(values.output, chart.name, path), content });
+    }
+    if (values.package) {
+      const packaged = packageChart(chart, epoch);
+      outputs.push({ path: join(values.output, packaged.fileName), content: packaged.archive });
+      index.push({
+        chartYaml: parse(chart.files.get('Chart.yaml')!) as Record<string, unknown>,
+        fileName: packaged.fileName,
+        digest: packaged.digest,
+      });
+    }
+  }
+  if (values.package) {
+    outputs.push({ path: join(values.output, 'index.yaml'), content: indexYaml(index, epoch, values.url) });
+  }
+  await writeFilesAtomically(outputs);
+  for (const spec of specs) io.stderr(`wrote ${join(values.output, spec.agent.metadata.name)}/`);
+  if (values.package) io.stderr(`wrote ${join(values.output, 'index.yaml')}`);
+  return 0;
+}
