@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { ToolError } from './errors.ts';
+import { noteBytesRead } from './reclaim.ts';
 
 /** Keeps the last `cap` bytes written to it; memory stays at most `cap` plus one chunk. */
 export class TailBuffer {
@@ -156,8 +157,14 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
     let progressTimer: NodeJS.Timeout | undefined;
 
     if (pgid !== undefined) req.onGroup?.(pgid);
-    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout.push(chunk);
+      noteBytesRead(chunk.length);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr.push(chunk);
+      noteBytesRead(chunk.length);
+    });
 
     const stop = (why: 'timeout' | 'cancel') => {
       if (exited || pgid === undefined || cancelKill) return;

@@ -1,0 +1,103 @@
+/** The child environment: built from an allowlist, caller variables checked against the refused list. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ToolError } from '../../toolchain-server/src/errors.ts';
+import { applyCallerEnv, buildBaseEnv, refusedEnvReason } from '../../toolchain-server/src/policy/env.ts';
+
+const refused = [
+  'LD_PRELOAD',
+  'LD_AUDIT',
+  'LD_LIBRARY_PATH',
+  'ld_preload',
+  'NODE_OPTIONS',
+  'NODE_PATH',
+  'PYTHONPATH',
+  'PYTHONHOME',
+  'PYTHONSTARTUP',
+  'BASH_ENV',
+  'ENV',
+  'PERL5OPT',
+  'JAVA_TOOL_OPTIONS',
+  'GIT_SSH_COMMAND',
+  'GIT_EXEC_PATH',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_COUNT',
+  'GIT_CONFIG_KEY_0',
+  'GIT_ASKPASS',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_PAGER',
+  'GIT_PROXY_COMMAND',
+  'BASH_FUNC_ls%%',
+  'BASH_FUNC_x',
+  'PATH',
+  'DYLD_INSERT_LIBRARIES',
+  'RUSTC_WRAPPER',
+  'MAKEFLAGS',
+  'npm_config_script_shell',
+  '1BAD',
+  'A-B',
+  '',
+];
+
+describe('caller env policy', () => {
+  for (const name of refused) {
+    it(`refuses ${JSON.stringify(name)}`, () => {
+      assert.ok(refusedEnvReason(name), `${name} must be refused`);
+      assert.throws(
+        () => applyCallerEnv({}, { [name]: 'x' }),
+        (error: unknown) =>
+          error instanceof ToolError &&
+          error.code === 'TOOLYARD_ENV_REFUSED' &&
+          error.rule === 'env-allowlist',
+      );
+    });
+  }
+
+  for (const name of [
+    'CI',
+    'RUST_BACKTRACE',
+    'GOOS',
+    'GIT_AUTHOR_NAME',
+    'GIT_COMMITTER_EMAIL',
+    'PYTEST_ADDOPTS_X',
+    'LANG',
+  ]) {
+    it(`allows ${name}`, () => {
+      assert.equal(refusedEnvReason(name), undefined);
+      assert.deepEqual(applyCallerEnv({ PATH: '/bin' }, { [name]: 'v' }), { PATH: '/bin', [name]: 'v' });
+    });
+  }
+
+  it('refuses NUL bytes, oversized values and too many variables', () => {
+    assert.throws(() => applyCallerEnv({}, { A: 'x\0y' }), /NUL/);
+    assert.throws(() => applyCallerEnv({}, { A: 'x'.repeat(40_000) }), /32 KiB/);
+    const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`V${i}`, '1']));
+    assert.throws(() => applyCallerEnv({}, many), /at most 64/);
+  });
+});
+
+describe('base env', () => {
+  it('copies only passthrough names and fixed values; secrets never, even when listed', () => {
+    const serverEnv = {
+      PATH: '/usr/bin',
+      LANG: 'C.UTF-8',
+      AWS_SECRET_ACCESS_KEY: 'aws-secret',
+      TOOLYARD_TOKEN: 'bearer-secret',
+      GITHUB_TOKEN: 'gh',
+    };
+    const env = buildBaseEnv(
+      {
+        passthrough: ['PATH', 'LANG', 'TOOLYARD_TOKEN', 'MISSING'],
+        set: { HOME: '/tmp/home', CARGO_HOME: '/cache/cargo' },
+      },
+      serverEnv,
+      ['TOOLYARD_TOKEN'],
+    );
+    assert.deepEqual(env, {
+      PATH: '/usr/bin',
+      LANG: 'C.UTF-8',
+      HOME: '/tmp/home',
+      CARGO_HOME: '/cache/cargo',
+    });
+  });
+});
