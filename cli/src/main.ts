@@ -42,9 +42,13 @@ Run "toolyard <command> --help" for a command's options.`;
 
 export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined) {
+    io.stderr(generalUsage());
+    return 2;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     io.stdout(generalUsage());
-    return name === undefined ? 2 : 0;
+    return 0;
   }
   const command = COMMANDS[name];
   if (!command) {

@@ -90,9 +90,9 @@ export class AgentWorkload extends Construct {
         ...(headless ? { clusterIp: 'None' } : { type: 'ClusterIP' }),
         selector: { ...selector },
         ports: plan.backends.map((b) => ({
-          name: portName(plan, b),
+          name: portName(b),
           port: b.port,
-          targetPort: k8s.IntOrString.fromString(portName(plan, b)),
+          targetPort: k8s.IntOrString.fromString(portName(b)),
           protocol: 'TCP',
         })),
       },

@@ -43,7 +43,7 @@ export function backendContainer(
     imagePullPolicy: backend.image.pullPolicy,
     ...(backend.command ? { command: [...backend.command] } : {}),
     ...(backend.args ? { args: [...backend.args] } : {}),
-    ports: [{ name: portName(plan, backend), containerPort: backend.port, protocol: 'TCP' }],
+    ports: [{ name: portName(backend), containerPort: backend.port, protocol: 'TCP' }],
     env: [
       ...plainEnv({
         HOME: PATHS.home,
@@ -79,9 +79,12 @@ export function backendContainer(
   return { container, volumes };
 }
 
-/** IANA service names are at most 15 characters. */
-export function portName(plan: AgentPlan, backend: PlannedBackend): string {
-  return backend.name.length <= 15 ? backend.name : `backend-${plan.backends.indexOf(backend)}`;
+/**
+ * The backend's port name: its own name when that fits IANA's 15 characters, else `port-<number>`.
+ * The semantic checks reject the one way two of them could still collide.
+ */
+export function portName(backend: PlannedBackend): string {
+  return backend.name.length <= 15 ? backend.name : `port-${backend.port}`;
 }
 
 /** The projected token a backend gets when `rbac.preset` is set: never mounted into toolchains. */

@@ -3,6 +3,7 @@
  * derived object names, reserved paths, and URLs that would resolve to nothing.
  */
 import type { SpecProblem } from '../../schema/src/validator.ts';
+import { portName } from './backend-container.ts';
 import { PATHS } from './defaults.ts';
 import { mcpServerEntries } from './mcp-client-configs.ts';
 import type { AgentPlan } from './plan.ts';
@@ -19,7 +20,26 @@ export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
     ...checkToolchains(plan),
     ...checkGatewayUrls(plan),
     ...checkEnv(plan),
+    ...checkPortNames(plan),
   ];
+}
+
+function checkPortNames(plan: AgentPlan): SpecProblem[] {
+  // Backends with the same name are reported as duplicate containers already.
+  const distinct = plan.backends.filter((b, i) => plan.backends.findIndex((o) => o.name === b.name) === i);
+  const named = distinct.map((b) => ({
+    name: portName(b),
+    path: `/spec/backends/${plan.backends.indexOf(b)}/name`,
+  }));
+  return duplicates(
+    named,
+    (n) => n.name,
+    (i) => named[i]!.path,
+    'Service port name',
+  ).map((p) => ({
+    ...p,
+    hint: 'a backend name longer than 15 characters is exposed as port-<port>; rename the backend that clashes',
+  }));
 }
 
 /** Variables toolyard sets itself; a spec that also sets them would silently lose one of the two. */

@@ -56,7 +56,10 @@ export class ToolchainSidecar extends Construct {
         '--config',
         `${PATHS.toolchainConfigDir}/${TOOLCHAIN_CONFIG_FILE}`,
       ],
-      ports: [{ name: 'health', containerPort: toolchain.healthPort, protocol: 'TCP' }],
+      // Port names must be unique in the pod and at most 15 characters.
+      ports: [
+        { name: `health-${toolchain.healthPort}`, containerPort: toolchain.healthPort, protocol: 'TCP' },
+      ],
       env: plainEnv({ ...TOOLCHAIN_CACHE_ENV, ...toolchain.env }),
       resources: resourceRequirements(toolchain.resources),
       securityContext: restrictedContainerSecurityContext(),

@@ -47,6 +47,15 @@ export function isValidAgentDocument(value: unknown): value is ToolyardAgent {
   return validator()(value);
 }
 
+const REQUIRED_HINTS: readonly { field: string; parent: RegExp; hint: string }[] = [
+  { field: 'tag', parent: /\/image$/, hint: 'pin the image with "tag" or "digest"' },
+  {
+    field: 'image',
+    parent: /^\/spec\/gateways\/\d+$/,
+    hint: 'a gateway is either deployed (image and port) or an existing one referenced by url',
+  },
+];
+
 const PATTERN_HINTS: Record<string, string> = {
   '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$':
     'use a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
@@ -94,10 +103,7 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
     }
     case 'required': {
       const field = String(params['missingProperty']);
-      const hint =
-        field === 'tag' && error.instancePath.endsWith('/image')
-          ? 'pin the image with "tag" or "digest"'
-          : undefined;
+      const hint = REQUIRED_HINTS.find((h) => h.field === field && h.parent.test(error.instancePath))?.hint;
       return {
         path: joinPointer(error.instancePath, field),
         message: `missing required field "${field}"`,
@@ -193,12 +199,18 @@ function closest(word: string, candidates: readonly string[]): string | undefine
 
 function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  let beforePrevious = previous;
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      // Two swapped neighbours ("handels") count as one edit.
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        current[j] = Math.min(current[j]!, beforePrevious[j - 2]! + 1);
+      }
     }
+    beforePrevious = previous;
     previous = current;
   }
   return previous[b.length]!;

@@ -112,3 +112,16 @@ describe('semantic checks', () => {
     );
   });
 });
+
+describe('Service port names', () => {
+  it('fall back to port-<number> for long backend names, and a clash with a real name is an error', () => {
+    assert.deepEqual(
+      problemsOf({ backends: [backend('a-very-long-backend-name', 8080), backend('port-8080', 8081)] }),
+      ['/spec/backends/1/name: duplicate Service port name "port-8080"'],
+    );
+    assert.deepEqual(
+      problemsOf({ backends: [backend('a-very-long-backend-name', 8080), backend('claude', 8081)] }),
+      [],
+    );
+  });
+});

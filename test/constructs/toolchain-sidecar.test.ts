@@ -54,7 +54,7 @@ describe('ToolchainSidecar', () => {
         timeoutSeconds: 2,
       },
       name: 'toolchain-rust',
-      ports: [{ containerPort: 9702, name: 'health', protocol: 'TCP' }],
+      ports: [{ containerPort: 9702, name: 'health-9702', protocol: 'TCP' }],
       readinessProbe: {
         failureThreshold: 3,
         httpGet: { path: '/readyz', port: 9702 },

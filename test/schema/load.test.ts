@@ -114,3 +114,26 @@ describe('loadSpecText', () => {
     ]);
   });
 });
+
+describe('hints', () => {
+  it('suggest a field whose letters are swapped', () => {
+    const result = loadSpecText(valid.replace('  backends:', '  bakcends:'), 'spec.yaml');
+    assert.ok(!result.ok);
+    assert.equal(result.errors.find((e) => e.path === '/spec/bakcends')?.hint, 'did you mean "backends"?');
+  });
+
+  it('say a gateway is either deployed or referenced', () => {
+    const result = loadSpecText(`${valid}  gateways:\n    - name: gh\n`, 'spec.yaml');
+    assert.ok(!result.ok);
+    assert.deepEqual(
+      result.errors.map((e) => [e.path, e.hint]),
+      [
+        [
+          '/spec/gateways/0/image',
+          'a gateway is either deployed (image and port) or an existing one referenced by url',
+        ],
+        ['/spec/gateways/0/port', undefined],
+      ],
+    );
+  });
+});
