@@ -316,7 +316,7 @@ export class Toolchain {
         onProgress: ctx.sendProgress
           ? (p) =>
               ctx.sendProgress?.(
-                Math.floor(p.elapsedMs / 1000),
+                p.elapsedMs / 1000,
                 `${plan.command} running for ${Math.round(p.elapsedMs / 1000)}s, ${p.stdoutBytes + p.stderrBytes} bytes of output`,
               )
           : undefined,
