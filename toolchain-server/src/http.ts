@@ -204,6 +204,13 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   });
 
   app.post('/mcp', async (request, reply) => {
+    if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json'))
+      return jsonRpcError(
+        reply,
+        415,
+        -32000,
+        'Unsupported Media Type: Content-Type must be application/json',
+      );
     const accept = request.headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
       return jsonRpcError(
