@@ -147,6 +147,8 @@ export function parseImage(reference: string): ParsedImage {
 type Path = readonly (string | number)[];
 type Json = Readonly<Record<string, unknown>>;
 
+const LABEL_NAMED_KINDS = new Set(['Service', 'StatefulSet']);
+
 const STD_LABELS = new Set<string>([
   LABEL.name,
   LABEL.instance,
@@ -175,6 +177,7 @@ class ChartBuilder {
   readonly namespace: string;
   readonly components = new Map<string, ComponentValues>();
   readonly objectNames = new Set<string>();
+  readonly nameMax = new Map<string, number>();
   readonly hostPattern: RegExp | undefined;
 
   constructor(rendered: RenderResult) {
@@ -183,7 +186,14 @@ class ChartBuilder {
     this.agent = rendered.plan.name;
     this.chart = rendered.plan.name;
     this.namespace = rendered.plan.namespace;
-    for (const o of this.objects) this.objectNames.add(o.metadata.name);
+    for (const o of this.objects) {
+      this.objectNames.add(o.metadata.name);
+      // Names shared with a kind whose name must be a DNS label (a Service, a StatefulSet's pods) stay within
+      // 63 characters; the others (ConfigMaps, Roles, …) are DNS subdomains of up to 253, as in toolyard synth.
+      if (LABEL_NAMED_KINDS.has(o.kind) || !this.nameMax.has(o.metadata.name)) {
+        this.nameMax.set(o.metadata.name, LABEL_NAMED_KINDS.has(o.kind) ? 63 : 253);
+      }
+    }
     const services = this.objects.filter((o) => o.kind === 'Service').map((o) => o.metadata.name);
     services.sort((a, b) => b.length - a.length);
     const esc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -203,8 +213,9 @@ class ChartBuilder {
   nameExpr(name: string): ExprNode | undefined {
     if (name === this.agent) return expr(`include ${this.helper('fullname')} $`);
     if (name.startsWith(`${this.agent}-`)) {
+      const max = this.nameMax.get(name) ?? 63;
       return expr(
-        `include ${this.helper('componentName')} (list $ ${goString(name.slice(this.agent.length + 1))})`,
+        `include ${this.helper('componentName')} (list $ ${goString(name.slice(this.agent.length + 1))} ${max})`,
       );
     }
     return undefined;

@@ -174,14 +174,28 @@ export const AFFINITY: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    nodeAffinity: { type: 'object' },
-    podAffinity: { type: 'object' },
-    podAntiAffinity: { type: 'object' },
+    nodeAffinity: { type: 'object', description: 'Node affinity (core/v1 NodeAffinity).' },
+    podAffinity: { type: 'object', description: 'Pod affinity (core/v1 PodAffinity).' },
+    podAntiAffinity: { type: 'object', description: 'Pod anti-affinity (core/v1 PodAntiAffinity).' },
   },
 };
 export const TOPOLOGY_SPREAD: JsonSchema = {
   type: 'array',
-  items: { type: 'object', required: ['maxSkew', 'topologyKey', 'whenUnsatisfiable'] },
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['maxSkew', 'topologyKey', 'whenUnsatisfiable'],
+    properties: {
+      maxSkew: { type: 'integer', minimum: 1 },
+      topologyKey: { type: 'string' },
+      whenUnsatisfiable: { type: 'string', enum: ['DoNotSchedule', 'ScheduleAnyway'] },
+      labelSelector: { type: 'object' },
+      minDomains: { type: 'integer' },
+      matchLabelKeys: { type: 'array', items: { type: 'string' } },
+      nodeAffinityPolicy: { type: 'string', enum: ['Honor', 'Ignore'] },
+      nodeTaintsPolicy: { type: 'string', enum: ['Honor', 'Ignore'] },
+    },
+  },
 };
 export const PULL_SECRETS: JsonSchema = {
   type: 'array',
