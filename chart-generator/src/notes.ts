@@ -30,12 +30,12 @@ export function chartNotes(builder: ChartBuilder, plan: AgentPlan): string {
   ];
   for (const gateway of deployedGateways(plan)) {
     const key = builder.componentValues(`gateway-${gateway.name}`).path;
-    const replicas = `{{ .Values.${key.join('.')}.replicas }}`;
+    const replicas = `replicas: {{ .Values.${key.join('.')}.replicas }}`;
     const authority = gateway.kubernetes
       ? `, Role ${gateway.kubernetes.preset} in ${gateway.kubernetes.namespaces.map((n) => (n === plan.namespace ? '{{ .Release.Namespace }}' : lit(n))).join(', ')}`
       : '';
     lines.push(
-      `  - MCP gateway ${lit(gateway.name)}: Deployment/Service/ServiceAccount ${nameOf(gateway.objectName)} (${replicas} replicas${authority})`,
+      `  - MCP gateway ${lit(gateway.name)}: Deployment/Service/ServiceAccount ${nameOf(gateway.objectName)} (${replicas}${authority})`,
     );
   }
   for (const gateway of plan.gateways.filter((g) => g.kind === 'external')) {

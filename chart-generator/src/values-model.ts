@@ -53,7 +53,7 @@ export function renderValuesYaml(nodes: readonly ValueNode[], header: readonly s
   const walk = (list: readonly ValueNode[], depth: number): void => {
     const indent = '  '.repeat(depth);
     for (const node of list) {
-      lines.push('');
+      if (!lines.at(-1)?.endsWith(':')) lines.push('');
       const [first = '', ...rest] = node.description.split('\n');
       lines.push(`${indent}# -- ${first}`.trimEnd(), ...rest.flatMap((l) => commentLines(l, indent)));
       if (isGroup(node)) {
