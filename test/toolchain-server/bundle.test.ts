@@ -1,0 +1,75 @@
+/**
+ * The image contract without a Docker engine: the single-file bundle runs from a directory laid out like
+ * /opt/toolyard (bin/node + toolchain-server.mjs), with no node_modules anywhere above it and a scrubbed
+ * environment, started exactly as the entrypoint starts it, and serves MCP over HTTP.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { bundle } from '../../toolchain-server/scripts/bundle.ts';
+import { connectClient, makeWorkspace, type Workspace } from './helpers.ts';
+import { type ServerProcess, startServerProcess } from './process-helpers.ts';
+
+describe('bundled server (image entrypoint contract)', () => {
+  let ws: Workspace;
+  let server: ServerProcess;
+  let opt: string;
+  before(async () => {
+    ws = makeWorkspace();
+    opt = join(ws.outside, 'opt', 'toolyard');
+    mkdirSync(join(opt, 'bin'), { recursive: true });
+    symlinkSync(process.execPath, join(opt, 'bin', 'node'));
+    await bundle(join(opt, 'toolchain-server.mjs'));
+    mkdirSync(join(ws.outside, 'etc', 'toolyard'), { recursive: true });
+    server = await startServerProcess({
+      node: join(opt, 'bin', 'node'),
+      entry: join(opt, 'toolchain-server.mjs'),
+      dir: join(ws.outside, 'etc', 'toolyard'),
+      cwd: '/',
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/nonexistent' },
+      config: {
+        name: 'bundled',
+        listen: { host: '127.0.0.1', port: 0 },
+        workspaceRoots: [ws.root],
+        tools: { mode: 'exec', presets: ['go'], allowedCommands: ['echo', 'true'] },
+        env: { passthrough: ['PATH'], set: { HOME: '/tmp' } },
+      },
+    });
+  });
+  after(async () => {
+    server?.child.kill('SIGTERM');
+    await server?.exited;
+    ws.cleanup();
+  });
+
+  it('has no node_modules to lean on anywhere above the bundle', () => {
+    for (let dir = opt; ; dir = dirname(dir)) {
+      assert.equal(existsSync(join(dir, 'node_modules')), false, `${dir}/node_modules exists`);
+      if (dir === dirname(dir)) break;
+    }
+  });
+
+  it('serves MCP over HTTP from the bundle', async () => {
+    const client = await connectClient(server.url);
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((t) => t.name === 'exec_allowed'));
+    assert.ok(tools.some((t) => t.name === 'go_test'));
+    const result = await client.callTool({
+      name: 'exec_allowed',
+      arguments: { command: ['echo', 'from the bundle'] },
+    });
+    assert.equal((result.structuredContent as { stdout: string }).stdout, 'from the bundle\n');
+    const denied = await client.callTool({
+      name: 'exec_allowed',
+      arguments: { command: ['/bin/sh', '-c', 'id'] },
+    });
+    assert.equal(denied.isError, true);
+    const describe = await client.callTool({ name: 'describe_toolchain', arguments: {} });
+    assert.equal((describe.structuredContent as { name: string }).name, 'bundled');
+    await client.close();
+    assert.ok(
+      server.lines.some((l) => l.event === 'audit' && (l.argv as string[] | null)?.[1] === 'from the bundle'),
+    );
+  });
+});
