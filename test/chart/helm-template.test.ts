@@ -1,0 +1,88 @@
+/** The `helm template` stand-in behaves as Helm does on the points the proofs rely on. */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { helmTemplate } from './support.ts';
+
+function chart(files: Record<string, string>): string {
+  const dir = join(mkdtempSync(join(tmpdir(), 'toolyard-stand-in-')), 'demo');
+  const all: Record<string, string> = {
+    'Chart.yaml': 'apiVersion: v2\nname: demo\nversion: 1.0.0\nappVersion: "2.0"\n',
+    'values.yaml': 'a: { b: 1, c: 2 }\nlist: [1, 2]\nname: x\n',
+    ...files,
+  };
+  for (const [path, content] of Object.entries(all)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
+
+const render = (dir: string, values: Record<string, unknown>[] = [], strict = false) =>
+  helmTemplate(dir, { release: 'rel', namespace: 'ns', values, strict });
+
+describe('helm template stand-in', () => {
+  it('merges values as Helm does: maps merge, lists replace, null deletes, later files win', () => {
+    const dir = chart({
+      'templates/cm.yaml':
+        'kind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  v: {{ toJson .Values | quote }}\n',
+    });
+    const out = render(dir, [
+      { a: { b: 5 }, list: [9] },
+      { a: { c: null }, name: 'y' },
+    ]);
+    assert.ok(out.ok, out.stderr);
+    const json = JSON.parse(JSON.parse(out.stdout.match(/v: (".*")/)![1]!));
+    assert.deepEqual(json, { a: { b: 5 }, list: [9], name: 'y' });
+  });
+
+  it('has .Release, .Chart, .Template, skips _ files, removes <no value>, sorts by install order', () => {
+    const dir = chart({
+      'templates/_helpers.tpl': '{{- define "demo.x" -}}X{{ .Values.missing }}{{- end -}}',
+      'templates/a-deploy.yaml':
+        'kind: Deployment\nmetadata:\n  name: {{ .Release.Name }}-{{ .Chart.Name }}-{{ .Chart.AppVersion }}\n  namespace: {{ .Release.Namespace }}\n  annotations:\n    t: {{ .Template.Name }}\n    s: {{ .Release.Service }}\n    m: "{{ .Values.nope }}"\n',
+      'templates/b-sa.yaml': 'kind: ServiceAccount\nmetadata:\n  name: {{ include "demo.x" . }}\n',
+    });
+    const out = render(dir);
+    assert.ok(out.ok, out.stderr);
+    assert.ok(out.stdout.indexOf('kind: ServiceAccount') < out.stdout.indexOf('kind: Deployment'));
+    assert.match(out.stdout, /# Source: demo\/templates\/b-sa\.yaml/);
+    assert.match(out.stdout, /name: rel-demo-2\.0\n {2}namespace: ns/);
+    assert.match(out.stdout, /t: demo\/templates\/a-deploy\.yaml\n {4}s: Helm\n {4}m: ""/);
+    assert.match(out.stdout, /name: X\n/);
+    assert.ok(!out.stdout.includes('_helpers'));
+  });
+
+  it('tpl, required, fail, lookup, include recursion limit, no env', () => {
+    const ok = chart({
+      'templates/cm.yaml':
+        'kind: ConfigMap\nmetadata:\n  name: {{ tpl "{{ .Values.name }}-t" . }}\n  l: {{ len (lookup "v1" "Secret" "ns" "s") }}\n',
+    });
+    const out = render(ok);
+    assert.ok(out.ok, out.stderr);
+    assert.match(out.stdout, /name: x-t\n {2}l: 0/);
+    assert.match(
+      render(chart({ 'templates/r.yaml': '{{ required "need .Values.q" .Values.q }}' })).stderr,
+      /need \.Values\.q/,
+    );
+    assert.match(render(chart({ 'templates/f.yaml': '{{ fail "stop here" }}' })).stderr, /stop here/);
+    const loop = chart({
+      'templates/_l.tpl': '{{ define "loop" }}{{ include "loop" . }}{{ end }}',
+      'templates/l.yaml': '{{ include "loop" . }}',
+    });
+    assert.match(render(loop).stderr, /nested reference/);
+    assert.match(
+      render(chart({ 'templates/e.yaml': '{{ env "HOME" }}' })).stderr,
+      /function "env" not defined/,
+    );
+  });
+
+  it('strict mode fails on a missing value; invalid YAML output fails', () => {
+    const dir = chart({ 'templates/cm.yaml': 'kind: ConfigMap\nmetadata:\n  name: {{ .Values.nope }}\n' });
+    assert.ok(render(dir).ok);
+    assert.ok(!render(dir, [], true).ok);
+    assert.ok(!render(chart({ 'templates/bad.yaml': 'kind: ConfigMap\nmetadata: [\n' })).ok);
+  });
+});
