@@ -47,6 +47,8 @@ export default defineConfig({
       description:
         'A governed home for containerized AI agents’ project tools on Kubernetes: one spec to backends, toolchain sidecars, MCP gateways, RBAC and NetworkPolicies.',
       customCss: ['./src/styles/site.css'],
+      // Wrapped lines: a code block never becomes a horizontally scrolling region keyboard users cannot reach.
+      expressiveCode: { defaultProps: { wrap: true } },
       lastUpdated: false,
       pagination: true,
       sidebar: [

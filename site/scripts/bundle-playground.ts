@@ -13,7 +13,8 @@ const nodeBuiltins: Plugin = {
   name: 'toolyard-node-builtins',
   setup(b) {
     b.onResolve({ filter: /^(node:)?crypto$/ }, () => ({ path: `${shims}crypto.ts` }));
-    b.onResolve({ filter: /^(node:)?(fs|path|os|child_process|url|util|http|https|stream|zlib)$/ }, () => ({
+    b.onResolve({ filter: /^(node:)?zlib$/ }, () => ({ path: `${shims}zlib.ts` }));
+    b.onResolve({ filter: /^(node:)?(fs|path|os|child_process|url|util|http|https|stream)$/ }, () => ({
       path: `${shims}node-builtin.ts`,
     }));
     b.onResolve({ filter: /^follow-redirects$/ }, () => ({ path: `${shims}node-builtin.ts` }));

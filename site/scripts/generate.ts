@@ -400,6 +400,9 @@ async function examplesGallery(examples: readonly ExampleSpec[]): Promise<void> 
 }
 
 export async function generateSite(): Promise<{ notes: string[]; playgroundBytes: number }> {
+  // Astro caches rendered Markdown by file content, not by config: a config change (code-block wrapping, say)
+  // would otherwise leave unchanged pages rendered the old way.
+  await rm(join(site, 'node_modules/.astro'), { recursive: true, force: true });
   await rm(referenceDir, { recursive: true, force: true });
   await rm(examplesDir, { recursive: true, force: true });
   await rm(generatedDir, { recursive: true, force: true });

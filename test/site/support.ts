@@ -2,6 +2,7 @@
  * Shared by the site's browser tests and bench/preview: a static server for site/dist on 127.0.0.1, and
  * Debian's Chromium driven by playwright-core with every non-localhost request refused and recorded.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -20,6 +21,13 @@ export function browserSkipReason(): string | undefined {
   if (existsSync(CHROMIUM)) return undefined;
   if (process.env['CI']) return undefined;
   return `${CHROMIUM} is absent (apt-get install chromium); the site's browser tests are skipped outside CI`;
+}
+
+/** Builds the site once when no build is there (`npm run test:site` builds it before the tests). */
+export async function ensureSiteBuilt(): Promise<void> {
+  if (existsSync(join(SITE_DIST, 'index.html')) && existsSync(join(SITE_DIST, 'playground/playground.js')))
+    return;
+  execFileSync('npm', ['run', 'site:build'], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 const TYPES: Record<string, string> = {

@@ -19,6 +19,7 @@ import {
   lineNumbers,
 } from '@codemirror/view';
 import { describeDestination, describePorts } from '../../../constructs/src/effective-egress.ts';
+import { packageChartInBrowser } from './chart-download.ts';
 import { h, type Tab, table, tabs } from './dom.ts';
 import { type PreviewResult, previewSpec, type RenderedAgent, type SpecDiagnostic } from './preview.ts';
 import { decodeSpecFragment, encodeSpecFragment } from './url-state.ts';
@@ -76,6 +77,7 @@ class ToolyardPlayground extends HTMLElement {
   private output!: HTMLElement;
   private exampleSelect!: HTMLSelectElement;
   private downloadButton!: HTMLButtonElement;
+  private chartButton!: HTMLButtonElement;
 
   async connectedCallback(): Promise<void> {
     if (this.editor) return;
@@ -112,7 +114,7 @@ class ToolyardPlayground extends HTMLElement {
           yaml(),
           lintGutter(),
           EditorView.lineWrapping,
-          EditorView.contentAttributes.of({ 'aria-label': 'Agent spec (YAML)' }),
+          EditorView.contentAttributes.of({ 'aria-label': 'Agent spec (YAML)', tabindex: '0' }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) this.scheduleRender();
           }),
@@ -138,6 +140,8 @@ class ToolyardPlayground extends HTMLElement {
     });
     this.downloadButton = h('button', { type: 'button', class: 'ty-button' }, 'Download manifests (YAML)');
     this.downloadButton.addEventListener('click', () => this.downloadManifests());
+    this.chartButton = h('button', { type: 'button', class: 'ty-button' }, 'Download Helm chart (.tgz)');
+    this.chartButton.addEventListener('click', () => void this.downloadCharts());
     const copyLink = h('button', { type: 'button', class: 'ty-button' }, 'Copy link');
     copyLink.addEventListener('click', async () => {
       await this.updateUrl();
@@ -157,6 +161,7 @@ class ToolyardPlayground extends HTMLElement {
         h('label', { for: 'ty-example' }, 'Example'),
         this.exampleSelect,
         this.downloadButton,
+        this.chartButton,
         copyLink,
       ),
       this.status,
@@ -222,7 +227,9 @@ class ToolyardPlayground extends HTMLElement {
     this.renderDiagnostics(result);
     this.renderOutput();
     this.dataset['state'] = result.ok ? 'valid' : 'invalid';
+    this.dataset['revision'] = String(store.revision);
     this.downloadButton.disabled = store.lastGood === undefined;
+    this.chartButton.disabled = store.lastGood === undefined;
     if (result.ok) {
       const count = result.agents.reduce((n, a) => n + a.objects.length, 0);
       this.status.textContent = `Rendered ${count} objects in ${renderMs.toFixed(1)} ms.`;
@@ -297,7 +304,12 @@ class ToolyardPlayground extends HTMLElement {
               agent.objects.map((object, index) => ({
                 id: objectId(agent, index),
                 label: `${prefix(agent)}${object.kind} ${object.metadata.name}`,
-                panel: () => h('pre', { class: 'ty-code', 'data-kind': object.kind }, yamlOf(agent, index)),
+                panel: () =>
+                  h(
+                    'pre',
+                    { class: 'ty-code', 'data-kind': object.kind, tabindex: '0' },
+                    yamlOf(agent, index),
+                  ),
               })),
             ),
             store.selectedObject ?? defaultObject(agents),
@@ -315,7 +327,7 @@ class ToolyardPlayground extends HTMLElement {
             agent.mcpConfigs.map((file) => ({
               id: `${agent.name}/${file.configMapKey}`,
               label: `${prefix(agent)}${file.backend} (${file.type}): ${file.fileName}`,
-              panel: () => h('pre', { class: 'ty-code' }, file.content),
+              panel: () => h('pre', { class: 'ty-code', tabindex: '0' }, file.content),
             })),
           );
           if (files.length === 0) return h('p', {}, 'No backend, so no MCP client config.');
@@ -359,13 +371,31 @@ class ToolyardPlayground extends HTMLElement {
     const good = this.store.lastGood;
     if (!good) return;
     const name = good.agents.map((a) => a.name).join('-') || 'agent';
-    const url = URL.createObjectURL(new Blob([good.yaml], { type: 'application/yaml' }));
-    const link = h('a', { href: url, download: `${name}.k8s.yaml`, hidden: true });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    saveBlob(new Blob([good.yaml], { type: 'application/yaml' }), `${name}.k8s.yaml`);
   }
+
+  /** One chart per agent of the last valid render. */
+  private async downloadCharts(): Promise<void> {
+    const good = this.store.lastGood;
+    if (!good) return;
+    try {
+      for (const agent of good.agents) {
+        const archive = await packageChartInBrowser(agent.rendered);
+        saveBlob(archive.blob, archive.fileName);
+      }
+    } catch (error) {
+      this.status.textContent = `The chart could not be generated: ${(error as Error).message}`;
+    }
+  }
+}
+
+function saveBlob(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = h('a', { href: url, download: fileName, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 /** The workload is what people look for first. */

@@ -10,6 +10,7 @@ import {
   type KubeObject,
   type McpClientConfigFile,
   mcpClientConfigFiles,
+  type RenderResult,
   type RenderWarning,
   renderAgent,
   toYamlDocuments,
@@ -29,6 +30,8 @@ export interface RenderedAgent {
   readonly warnings: readonly RenderWarning[];
   readonly report: ExplainReport;
   readonly mcpConfigs: readonly McpClientConfigFile[];
+  /** The renderer's own result, for the chart generator. */
+  readonly rendered: RenderResult;
 }
 
 export type PreviewResult =
@@ -58,6 +61,7 @@ export function previewSpec(text: string, file = 'spec.yaml'): PreviewResult {
         warnings: result.warnings,
         report: explainAgent(result.plan),
         mcpConfigs: mcpClientConfigFiles(result.plan),
+        rendered: result,
       };
     });
     return { ok: true, agents, yaml: agents.map((a) => a.yaml).join('---\n') };
