@@ -44,6 +44,28 @@ describe('TailBuffer', () => {
     assert.equal(tail.dropped, 109);
   });
 
+  it('matches a naive tail for random chunk sizes across ring wrap-arounds', () => {
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let round = 0; round < 50; round++) {
+      const cap = 1 + Math.floor(random() * 40);
+      const tail = new TailBuffer(cap);
+      let all = '';
+      for (let i = 0; i < 30; i++) {
+        const part = Array.from({ length: Math.floor(random() * cap * 1.5) }, () =>
+          String.fromCharCode(97 + Math.floor(random() * 26)),
+        ).join('');
+        all += part;
+        tail.push(Buffer.from(part));
+        assert.equal(tail.text(), all.slice(-cap), `cap ${cap} after ${all.length} bytes`);
+        assert.equal(tail.dropped, Math.max(0, all.length - cap));
+      }
+    }
+  });
+
   it('does not start the tail in the middle of a UTF-8 character', () => {
     const tail = new TailBuffer(5);
     tail.push(Buffer.from('ééé')); // 6 bytes: the cut falls inside the first é

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { stdoutSink } from './audit.ts';
 import { parseToolchainServerConfig, type ToolchainServerConfig } from './config.ts';
 import { buildHealthServer, buildServer } from './http.ts';
+import { reclaimIdleMemory } from './reclaim.ts';
 import { SERVER_VERSION } from './version.ts';
 
 const USAGE = `Usage: toolyard-toolchain-server --config <file.json> [--shutdown-grace-seconds <n>]
@@ -106,6 +107,9 @@ export async function main(argv: readonly string[]): Promise<void> {
       `toolyard-toolchain-server: not ready: missing binaries [${(report.missingBinaries as string[]).join(', ')}], missing roots [${(report.missingRoots as string[]).join(', ')}]\n`,
     );
   }
+
+  // Start-up (module compilation, version probes) leaves garbage that would otherwise sit in RSS until load.
+  void toolchain.versions.then(() => setTimeout(reclaimIdleMemory, 50).unref());
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -32,3 +32,9 @@ export function noteBytesRead(bytes: number): void {
   if (gc === undefined) gc = loadGc();
   gc?.({ type: 'minor', execution: 'sync' });
 }
+
+/** A full collection, for moments when the server is idle (after start-up): returns start-up garbage. */
+export function reclaimIdleMemory(): void {
+  if (gc === undefined) gc = loadGc();
+  gc?.({ type: 'major', execution: 'sync' });
+}

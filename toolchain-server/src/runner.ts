@@ -7,11 +7,17 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { ToolError } from './errors.ts';
 import { noteBytesRead } from './reclaim.ts';
 
-/** Keeps the last `cap` bytes written to it; memory stays at most `cap` plus one chunk. */
+/**
+ * Keeps the last `cap` bytes written to it. Small outputs stay as the chunks received; once the cap is
+ * exceeded the tail moves into one ring buffer of `cap` bytes and every later chunk is copied in and released
+ * at once, so a flood produces only short-lived garbage and memory stays at `cap` per stream.
+ */
 export class TailBuffer {
   readonly cap: number;
   private chunks: Buffer[] = [];
   private held = 0;
+  private ring: Buffer | undefined;
+  private ringPos = 0;
   /** Every byte ever written. */
   total = 0;
 
@@ -21,25 +27,33 @@ export class TailBuffer {
 
   push(chunk: Buffer): void {
     this.total += chunk.length;
-    if (chunk.length >= this.cap) {
-      this.chunks = [chunk.subarray(chunk.length - this.cap)];
-      this.held = this.cap;
+    if (this.ring) {
+      this.writeRing(chunk);
       return;
     }
     this.chunks.push(chunk);
     this.held += chunk.length;
-    while (this.held > this.cap) {
-      const head = this.chunks[0]!;
-      const excess = this.held - this.cap;
-      if (head.length <= excess) {
-        this.chunks.shift();
-        this.held -= head.length;
-      } else {
-        // Copy so the large original chunk can be collected.
-        this.chunks[0] = Buffer.from(head.subarray(excess));
-        this.held -= excess;
-      }
+    if (this.held > this.cap) {
+      const all = Buffer.concat(this.chunks, this.held);
+      this.chunks = [];
+      this.ring = Buffer.allocUnsafe(this.cap);
+      this.ringPos = 0;
+      this.writeRing(all.subarray(all.length - this.cap));
+      this.held = this.cap;
     }
+  }
+
+  private writeRing(chunk: Buffer): void {
+    const ring = this.ring!;
+    if (chunk.length >= this.cap) {
+      chunk.copy(ring, 0, chunk.length - this.cap);
+      this.ringPos = 0;
+      return;
+    }
+    const first = Math.min(chunk.length, this.cap - this.ringPos);
+    chunk.copy(ring, this.ringPos, 0, first);
+    if (first < chunk.length) chunk.copy(ring, 0, first);
+    this.ringPos = (this.ringPos + chunk.length) % this.cap;
   }
 
   get dropped(): number {
@@ -48,7 +62,9 @@ export class TailBuffer {
 
   /** The kept tail as UTF-8, skipping a partial character at the cut. */
   text(): string {
-    let buffer = Buffer.concat(this.chunks, this.held);
+    let buffer = this.ring
+      ? Buffer.concat([this.ring.subarray(this.ringPos), this.ring.subarray(0, this.ringPos)], this.cap)
+      : Buffer.concat(this.chunks, this.held);
     if (this.dropped > 0) {
       let start = 0;
       while (start < buffer.length && start < 4 && (buffer[start]! & 0xc0) === 0x80) start++;

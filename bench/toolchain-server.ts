@@ -1,0 +1,267 @@
+/**
+ * Benchmark of the toolchain server, run against the shipped single-file bundle. Prints, from one run:
+ * p50/p99 of exec_allowed ["true"] over MCP HTTP vs a bare spawn("true") and their ratio; calls/s at
+ * concurrency 1, 8 and 32; idle RSS; start-to-ready time; peak RSS while a child prints 200 MB with a 1 MB cap.
+ *
+ * The client speaks raw JSON-RPC over a keep-alive agent so that the figures measure the server, not a client
+ * library. Usage: npm run bench:toolchain-server [-- --json]
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { BUNDLE_PATH, bundle } from '../toolchain-server/scripts/bundle.ts';
+
+const SPAWN_SAMPLES = 500;
+const MCP_SAMPLES = 500;
+const THROUGHPUT_CALLS = 800;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function rssOf(pid: number): number {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  return kb * 1024;
+}
+
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+async function bareSpawn(): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < SPAWN_SAMPLES + 50; i++) {
+    const t = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn('true', [], { stdio: ['ignore', 'pipe', 'pipe'] });
+      child.once('error', reject);
+      child.once('close', () => resolve());
+    });
+    if (i >= 50) times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+interface Server {
+  child: ChildProcess;
+  port: number;
+  readyMs: number;
+}
+
+async function startServer(configPath: string): Promise<Server> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BUNDLE_PATH, '--config', configPath], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
+    lines.on('line', (line) => {
+      if (line.startsWith('{"event":"listening"')) resolve((JSON.parse(line) as { port: number }).port);
+    });
+  });
+  // Ready means /readyz answers 200.
+  for (;;) {
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+    await res.text();
+    if (res.status === 200) break;
+  }
+  return { child, port, readyMs: performance.now() - started };
+}
+
+function makeClient(port: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  let session = '';
+  const post = (body: unknown): Promise<{ status: number; headers: Record<string, unknown>; body: string }> =>
+    new Promise((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'content-length': String(Buffer.byteLength(payload)),
+      };
+      if (session) headers['mcp-session-id'] = session;
+      const req = request(
+        { host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers },
+        (res) => {
+          let data = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            data += c;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  let id = 1;
+  return {
+    agent,
+    async initialize() {
+      const res = await post({
+        jsonrpc: '2.0',
+        id: id++,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'bench', version: '1' },
+        },
+      });
+      session = String(res.headers['mcp-session-id']);
+      await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    },
+    async exec(
+      command: string[],
+    ): Promise<{ isError: boolean; structuredContent?: Record<string, unknown> }> {
+      const res = await post({
+        jsonrpc: '2.0',
+        id: id++,
+        method: 'tools/call',
+        params: { name: 'exec_allowed', arguments: { command } },
+      });
+      const parsed = JSON.parse(res.body) as {
+        result?: { isError: boolean; structuredContent?: Record<string, unknown> };
+      };
+      if (!parsed.result) throw new Error(`unexpected response: ${res.body}`);
+      return parsed.result;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const json = process.argv.includes('--json');
+  if (!existsSync(BUNDLE_PATH)) await bundle();
+  const dir = mkdtempSync(join(tmpdir(), 'toolyard-bench-'));
+  const workspace = join(dir, 'workspace');
+  mkdirSync(workspace);
+  const configPath = join(dir, 'config.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      name: 'bench',
+      listen: { host: '127.0.0.1', port: 0 },
+      workspaceRoots: [workspace],
+      tools: { mode: 'exec', allowedCommands: ['true', 'head'] },
+      env: { passthrough: ['PATH'] },
+      limits: {
+        defaultTimeoutSeconds: 60,
+        maxTimeoutSeconds: 60,
+        maxOutputBytes: 1048576,
+        maxConcurrency: 32,
+        maxQueue: 64,
+      },
+    }),
+  );
+
+  // Start-to-ready: median of five cold starts.
+  const readyTimes: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const s = await startServer(configPath);
+    readyTimes.push(s.readyMs);
+    s.child.kill('SIGKILL');
+    await new Promise((r) => s.child.once('exit', r));
+  }
+  readyTimes.sort((a, b) => a - b);
+
+  const server = await startServer(configPath);
+  const pid = server.child.pid!;
+  await new Promise((r) => setTimeout(r, 1000));
+  const idleRss = rssOf(pid);
+
+  const client = makeClient(server.port);
+  await client.initialize();
+  // The output flood runs first, from the idle state, so its RSS growth is not mixed with garbage left by the
+  // latency and throughput phases.
+  const floodBaseline = rssOf(pid);
+  let floodPeak = floodBaseline;
+  const sampler = setInterval(() => {
+    floodPeak = Math.max(floodPeak, rssOf(pid));
+  }, 5);
+  const floodStart = performance.now();
+  const flood = await client.exec(['head', '-c', String(200 * 1024 * 1024), '/dev/zero']);
+  const floodMs = performance.now() - floodStart;
+  clearInterval(sampler);
+  const floodBytes = (flood.structuredContent?.stdoutBytes as number) ?? 0;
+  if (floodBytes !== 200 * 1024 * 1024 || flood.structuredContent?.truncated !== true)
+    throw new Error('flood did not run');
+
+  for (let i = 0; i < 100; i++) await client.exec(['true']);
+
+  const bare = await bareSpawn();
+  const mcp: number[] = [];
+  for (let i = 0; i < MCP_SAMPLES; i++) {
+    const t = performance.now();
+    const r = await client.exec(['true']);
+    mcp.push(performance.now() - t);
+    if (r.isError) throw new Error('true failed');
+  }
+  mcp.sort((a, b) => a - b);
+
+  const throughput: Record<string, number> = {};
+  for (const concurrency of [1, 8, 32]) {
+    let next = 0;
+    const t = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < THROUGHPUT_CALLS) {
+          next++;
+          const r = await client.exec(['true']);
+          if (r.isError) throw new Error(`call failed at concurrency ${concurrency}`);
+        }
+      }),
+    );
+    throughput[`c${concurrency}`] = Math.round(THROUGHPUT_CALLS / ((performance.now() - t) / 1000));
+  }
+
+  server.child.kill('SIGTERM');
+  client.agent.destroy();
+  rmSync(dir, { recursive: true, force: true });
+
+  const bareP50 = percentile(bare, 50);
+  const mcpP50 = percentile(mcp, 50);
+  const results = {
+    node: process.version,
+    bareSpawnTrue: { p50Ms: round(bareP50), p99Ms: round(percentile(bare, 99)) },
+    mcpExecAllowedTrue: { p50Ms: round(mcpP50), p99Ms: round(percentile(mcp, 99)) },
+    ratioP50: round(mcpP50 / bareP50),
+    ratioP99: round(percentile(mcp, 99) / percentile(bare, 99)),
+    callsPerSecond: throughput,
+    idleRssMb: mb(idleRss),
+    startToReadyMs: {
+      median: Math.round(readyTimes[2]!),
+      min: Math.round(readyTimes[0]!),
+      max: Math.round(readyTimes[4]!),
+    },
+    output200MbCap1Mb: {
+      baselineRssMb: mb(floodBaseline),
+      peakRssMb: mb(floodPeak),
+      growthMb: mb(floodPeak - floodBaseline),
+      durationMs: Math.round(floodMs),
+    },
+  };
+  if (json) {
+    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    return;
+  }
+  const lines = [
+    `toolchain-server benchmark (node ${results.node}, bundle ${BUNDLE_PATH})`,
+    `bare spawn("true")          p50 ${results.bareSpawnTrue.p50Ms} ms   p99 ${results.bareSpawnTrue.p99Ms} ms`,
+    `exec_allowed ["true"] (MCP) p50 ${results.mcpExecAllowedTrue.p50Ms} ms   p99 ${results.mcpExecAllowedTrue.p99Ms} ms`,
+    `ratio                       p50 ${results.ratioP50}x   p99 ${results.ratioP99}x   (aim <= 1.5x at p50)`,
+    `calls/s                     c1 ${throughput.c1}   c8 ${throughput.c8}   c32 ${throughput.c32}`,
+    `idle RSS                    ${results.idleRssMb} MB   (aim < 80 MB)`,
+    `start-to-ready              median ${results.startToReadyMs.median} ms (min ${results.startToReadyMs.min}, max ${results.startToReadyMs.max})   (aim < 300 ms)`,
+    `200 MB output, 1 MB cap     RSS ${results.output200MbCap1Mb.baselineRssMb} -> peak ${results.output200MbCap1Mb.peakRssMb} MB, growth ${results.output200MbCap1Mb.growthMb} MB in ${results.output200MbCap1Mb.durationMs} ms   (aim < 32 MB)`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+await main();
