@@ -18,6 +18,9 @@ const nodeBuiltins: Plugin = {
       path: `${shims}node-builtin.ts`,
     }));
     b.onResolve({ filter: /^follow-redirects$/ }, () => ({ path: `${shims}node-builtin.ts` }));
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: `${shims}zod-locales.ts` } : undefined,
+    );
   },
 };
 

@@ -432,6 +432,8 @@ export async function generateSite(): Promise<{ notes: string[]; playgroundBytes
     outdir: join(publicDir, 'playground'),
   });
   const playgroundBytes = Object.values(metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+  // Kept out of the published site; bench/preview reads it to say what the bundle is made of.
+  await write(join(generatedDir, 'playground-metafile.json'), JSON.stringify(metafile));
   notes.push(...(await buildChartRepository({ repo, outdir: join(publicDir, 'charts'), examples })));
   return { notes, playgroundBytes };
 }

@@ -70,7 +70,7 @@ class ToolyardPlayground extends HTMLElement {
     selectedConfig: undefined,
   };
   private examples: readonly Example[] = [];
-  private pendingFrame: number | undefined;
+  private pendingRender: ReturnType<typeof setTimeout> | undefined;
   private hashTimer: ReturnType<typeof setTimeout> | undefined;
   private status!: HTMLElement;
   private diagnosticsList!: HTMLElement;
@@ -192,12 +192,13 @@ class ToolyardPlayground extends HTMLElement {
   }
 
   private scheduleRender(): void {
-    // One render per frame at most: typing bursts coalesce, a single edit shows within a frame.
-    if (this.pendingFrame !== undefined) return;
-    this.pendingFrame = requestAnimationFrame(() => {
-      this.pendingFrame = undefined;
+    // Coalesces the changes of one task (a paste, a multi-cursor edit) into one render, then renders right
+    // away: validation and rendering take ~10 ms, well under the gap between keystrokes.
+    if (this.pendingRender !== undefined) return;
+    this.pendingRender = setTimeout(() => {
+      this.pendingRender = undefined;
       this.renderNow();
-    });
+    }, 0);
     clearTimeout(this.hashTimer);
     this.hashTimer = setTimeout(() => void this.updateUrl(), 300);
   }
