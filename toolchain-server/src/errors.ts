@@ -111,3 +111,32 @@ export class ToolError extends Error {
 export function isToolError(value: unknown): value is ToolError {
   return value instanceof ToolError;
 }
+
+/** Every policy rule a denial can name, with what it refuses; the docs list them and a test keeps both in sync. */
+export const POLICY_RULES = {
+  'command-allowlist':
+    'Commands are bare names from tools.allowedCommands (or a preset), resolved at start from the server PATH.',
+  'interpreter-eval':
+    'Interpreters may not evaluate code from argv: python -c, node -e/-p, sh -c, perl -e/-E/-M, ruby -e, deno eval.',
+  'interpreter-stdin': 'Interpreters may not read a program from stdin (`-`, or no script at all).',
+  'interpreter-preload':
+    'node -r/--require/--import/--loader/--env-file may not load code before the script.',
+  'package-runner':
+    'npx, bunx, uvx, npm exec/x/explore/init, pnpm/yarn dlx/exec, pipx run, uv run, go run pkg@version are refused.',
+  'command-wrapper': 'env, xargs, timeout, nice, sudo, busybox and similar would run an unlisted command.',
+  'git-config':
+    'git -c, --config-env, --exec-path and clone/submodule --config may not set configuration from argv.',
+  'git-remote-command': 'git --upload-pack, --receive-pack, --exec and clone -u name programs to run.',
+  'git-ext-transport': 'The ext:: transport runs an arbitrary command.',
+  'git-dir-outside-roots': 'git -C, --git-dir and --work-tree must stay inside the workspace roots.',
+  'find-exec': 'find -exec, -execdir, -ok, -okdir, -delete and -fprint* are refused.',
+  'make-eval':
+    'make --eval/-E, `VAR!=cmd`, `$` in command-line assignments and SHELL/MAKEFLAGS overrides are refused.',
+  'go-toolexec': 'go -toolexec and -exec would run an arbitrary program around the build.',
+  'flag-injection': 'Positional values of structured tools may not start with `-`.',
+  'cwd-confinement': 'cwd and path arguments must resolve (realpath) inside workspaceRoots.',
+  'env-allowlist': 'Callers may not set loader, interpreter, shell, git or build-hook variables.',
+  'timeout-limit': 'timeoutSeconds may not exceed limits.maxTimeoutSeconds.',
+} as const;
+
+export type PolicyRule = keyof typeof POLICY_RULES;
