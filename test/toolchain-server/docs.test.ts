@@ -14,7 +14,7 @@ const doc = readFileSync(join(root, 'docs', 'toolchain-server.md'), 'utf8');
 function tableRows(heading: string): string[] {
   const section = doc.split(/^## /m).find((s) => s.startsWith(heading));
   assert.ok(section, `docs have a "${heading}" section`);
-  return [...section.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]!);
+  return [...section.matchAll(/^\| `([^`]+)` +\|/gm)].map((m) => m[1]!);
 }
 
 function sourceFiles(dir: string): string[] {

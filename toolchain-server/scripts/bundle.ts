@@ -18,7 +18,7 @@ export async function bundle(outfile = BUNDLE_PATH): Promise<string> {
       contents: [
         "import { main } from './src/main.ts';",
         'main(process.argv.slice(2)).catch((error) => {',
-        '  process.stderr.write(`toolyard-toolchain-server: ${error?.stack ?? error}\\n`);',
+        "  process.stderr.write('toolyard-toolchain-server: ' + (error?.stack ?? error) + '\\n');",
         '  process.exit(1);',
         '});',
       ].join('\n'),
