@@ -1,6 +1,6 @@
 /** MCP over the SDK's in-memory transport: tools, structured results, denials, progress, cancellation. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -223,14 +223,13 @@ describe('MCP (in memory)', () => {
 
   it('kills the child when the client cancels the request', async () => {
     const pidFile = join(ws.root, 'mcp-cancel.pid');
+    writeFileSync(join(ws.root, 'spawn.sh'), 'sleep 30 & echo $! > "$1"; wait\n');
     const controller = new AbortController();
     const call = h.client.callTool(
       { name: 'exec_allowed', arguments: { command: ['sh', '-e', 'spawn.sh', pidFile] } },
       undefined,
       { signal: controller.signal },
     );
-    const { writeFileSync } = await import('node:fs');
-    writeFileSync(join(ws.root, 'spawn.sh'), 'sleep 30 & echo $! > "$1"; wait\n');
     await waitFor(() => {
       try {
         return readFileSync(pidFile, 'utf8').trim() !== '';
