@@ -1,0 +1,96 @@
+/**
+ * Code in the docs is real: a block titled with a repository path is that file, byte for byte; the quick
+ * start's commands run against the CLI and succeed; YAML fragments of a spec validate against the schema.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { parse, stringify } from 'yaml';
+import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const DOCS = join(REPO, 'site/src/content/docs');
+/** Generated at build time from the sources themselves; only hand-written pages are checked here. */
+const GENERATED = ['reference', 'examples'];
+
+interface Block {
+  readonly page: string;
+  readonly lang: string;
+  readonly meta: string;
+  readonly body: string;
+}
+
+function handWrittenPages(dir = DOCS): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory())
+      return dir === DOCS && GENERATED.includes(entry.name) ? [] : handWrittenPages(path);
+    return /\.mdx?$/.test(entry.name) ? [path] : [];
+  });
+}
+
+function codeBlocks(): Block[] {
+  return handWrittenPages().flatMap((path) =>
+    [...readFileSync(path, 'utf8').matchAll(/^```(\w+)([^\n]*)\n([\s\S]*?)^```$/gm)].map((m) => ({
+      page: relative(DOCS, path),
+      lang: m[1]!,
+      meta: m[2]!.trim(),
+      body: m[3]!,
+    })),
+  );
+}
+
+test('a code block titled with a repository path shows that file exactly', () => {
+  const titled = codeBlocks().filter((b) => /title="[^"]+"/.test(b.meta));
+  assert.ok(titled.length >= 2, 'expected the GitOps guide to show cdk8s.yaml and the cdk8s app');
+  for (const block of titled) {
+    const file = /title="([^"]+)"/.exec(block.meta)![1]!;
+    assert.equal(
+      block.body,
+      readFileSync(join(REPO, file), 'utf8'),
+      `${block.page}: ${file} differs from the file`,
+    );
+  }
+});
+
+test('the quick start’s toolyard commands run and succeed', () => {
+  const page = codeBlocks().filter((b) => b.page === 'start-here/quick-start.md' && b.lang === 'sh');
+  const lines = page.flatMap((b) => b.body.trim().split('\n'));
+  const cli = lines.filter((l) => l.startsWith('npm run toolyard -- '));
+  assert.ok(cli.length >= 3, `quick start runs only ${cli.length} toolyard commands`);
+  const work = mkdtempSync(join(tmpdir(), 'toolyard-quick-start-'));
+  try {
+    for (const line of lines) {
+      const copy = /^cp (\S+) (\S+)$/.exec(line);
+      if (copy) copyFileSync(join(REPO, copy[1]!), join(work, copy[2]!));
+      if (!line.startsWith('npm run toolyard -- ')) continue;
+      const args = line.slice('npm run toolyard -- '.length).split(/\s+/);
+      execFileSync(process.execPath, [join(REPO, 'cli/bin/toolyard.js'), ...args], {
+        cwd: work,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    }
+    assert.ok(readdirSync(join(work, 'dist')).includes('reviewer.k8s.yaml'));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('YAML fragments of a spec in the guides validate against the schema', () => {
+  const base = parse(readFileSync(join(REPO, 'examples/polyglot-reviewer.yaml'), 'utf8')) as {
+    spec: Record<string, unknown>;
+  };
+  const fragments = codeBlocks().filter(
+    (b) => b.lang === 'yaml' && /^(toolchains|backends|gateways):/.test(b.body),
+  );
+  assert.ok(fragments.length >= 1);
+  for (const fragment of fragments) {
+    const spec = { ...base, spec: { ...base.spec, ...(parse(fragment.body) as Record<string, unknown>) } };
+    const result = checkSpecText(stringify(spec), fragment.page);
+    assert.ok(result.ok, `${fragment.page}: ${JSON.stringify(!result.ok && result.errors)}`);
+  }
+});
