@@ -172,8 +172,8 @@ class ToolyardPlayground extends HTMLElement {
           'section',
           { class: 'ty-pane', 'aria-labelledby': 'ty-spec-heading' },
           h('h2', { id: 'ty-spec-heading' }, 'Spec'),
-          h('div', { class: 'ty-editor' }),
           this.diagnosticsList,
+          h('div', { class: 'ty-editor' }),
         ),
         h(
           'section',
