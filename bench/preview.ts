@@ -9,11 +9,12 @@
  * Needs a built site (`npm run site:build`) and /usr/bin/chromium.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { parse, stringify } from 'yaml';
+import { bundleForBrowser } from '../site/scripts/bundle-playground.ts';
 import {
   CHROMIUM,
   ensureSiteBuilt,
@@ -147,6 +148,14 @@ if (guard.consoleErrors.length > 0 || guard.offHostRequests.length > 0) {
 
 const js = readFileSync(join(SITE_DIST, 'playground/playground.js'));
 const gzip = gzipSync(js, { level: 9 }).length;
+// The renderer alone (what preview.ts pulls in, without the editor and the UI), bundled the same way.
+const rendererDir = mkdtempSync(join(tmpdir(), 'toolyard-renderer-bundle-'));
+await bundleForBrowser({
+  entryPoints: { renderer: join(REPO, 'site/src/playground/preview.ts') },
+  outdir: rendererDir,
+});
+const rendererGzip = gzipSync(readFileSync(join(rendererDir, 'renderer.js')), { level: 9 }).length;
+rmSync(rendererDir, { recursive: true, force: true });
 const kib = (n: number) => (n / 1024).toFixed(0);
 
 /** Minified bytes per package in the playground bundle, largest first. */
@@ -205,7 +214,8 @@ Measured ${new Date().toISOString().slice(0, 10)}, Chromium${browserVersion ? ` 
 ${table}
 
 - Playground JavaScript (one file, \`/playground/playground.js\`: CodeMirror 6, the renderer with cdk8s,
-  cdk8s-plus-28, ajv, yaml, zod, and the chart generator): ${kib(js.length)} KiB raw, **${kib(gzip)} KiB gzip** (level 9).
+  cdk8s-plus-28, ajv, yaml, zod, and the chart generator): ${kib(js.length)} KiB raw, **${kib(gzip)} KiB gzip** (level 9);
+  the renderer alone (validation, rendering, explain, MCP configs, without editor and UI) is ${kib(rendererGzip)} KiB gzip.
 - Time to interactive (navigation start → editor ready with the first render on screen, median of
   ${TTI_RUNS} cold loads): **${ms(percentile(tti, 50))} ms** (min ${ms(tti[0]!)}, max ${ms(tti[tti.length - 1]!)}).
 
