@@ -71,6 +71,7 @@ export default defineConfig({
           ],
         },
         { label: 'Reference', items: [{ autogenerate: { directory: 'reference' } }] },
+        { label: 'In depth', collapsed: true, items: [{ autogenerate: { directory: 'in-depth' } }] },
         { label: 'Examples', items: [{ autogenerate: { directory: 'examples' } }] },
       ],
     }),

@@ -30,6 +30,7 @@ const site = join(repo, 'site');
 const docs = join(site, 'src/content/docs');
 const referenceDir = join(docs, 'reference');
 const examplesDir = join(docs, 'examples');
+const inDepthDir = join(docs, 'in-depth');
 const generatedDir = join(site, 'src/generated');
 const publicDir = join(site, 'public');
 
@@ -399,12 +400,38 @@ async function examplesGallery(examples: readonly ExampleSpec[]): Promise<void> 
   await write(join(examplesDir, 'index.md'), index.join('\n'));
 }
 
+/**
+ * The repository's own documents (docs/*.md: the security model, GitOps, Helm, the toolchain server,
+ * benchmarks, decisions) published as they are, so the site and the repository never tell two stories.
+ */
+async function repositoryDocs(): Promise<void> {
+  const dir = join(repo, 'docs');
+  const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.md')).sort();
+  for (const [order, file] of files.entries()) {
+    const text = await readFile(join(dir, file), 'utf8');
+    const heading = /^# (.+)$/m.exec(text);
+    const title = (heading?.[1] ?? basename(file, '.md')).replace(/`/g, '');
+    const body = heading ? text.replace(heading[0], '').trimStart() : text;
+    const firstParagraph = body.split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ').replace(/[`*]/g, '') ?? '';
+    const description = firstParagraph.split(/(?<=\.)\s/)[0]?.slice(0, 200) ?? title;
+    await write(
+      join(inDepthDir, file),
+      [
+        frontmatter(title, description, { sidebar: { order: order + 1 } }),
+        GENERATED_NOTE(`\`docs/${file}\` in the repository`),
+        body,
+      ].join(''),
+    );
+  }
+}
+
 export async function generateSite(): Promise<{ notes: string[]; playgroundBytes: number }> {
   // Astro caches rendered Markdown by file content, not by config: a config change (code-block wrapping, say)
   // would otherwise leave unchanged pages rendered the old way.
   await rm(join(site, 'node_modules/.astro'), { recursive: true, force: true });
   await rm(referenceDir, { recursive: true, force: true });
   await rm(examplesDir, { recursive: true, force: true });
+  await rm(inDepthDir, { recursive: true, force: true });
   await rm(generatedDir, { recursive: true, force: true });
   for (const dir of ['schema', 'playground', 'charts']) {
     await rm(join(publicDir, dir), { recursive: true, force: true });
@@ -421,6 +448,7 @@ export async function generateSite(): Promise<{ notes: string[]; playgroundBytes
   await cliReference();
   await toolchainServerReference(specs);
   await examplesGallery(examples);
+  await repositoryDocs();
 
   await write(join(publicDir, 'schema/v1alpha1/agent.json'), schemaText);
   await write(
