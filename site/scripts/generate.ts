@@ -412,7 +412,11 @@ async function repositoryDocs(): Promise<void> {
     const heading = /^# (.+)$/m.exec(text);
     const title = (heading?.[1] ?? basename(file, '.md')).replace(/`/g, '');
     const body = heading ? text.replace(heading[0], '').trimStart() : text;
-    const firstParagraph = body.split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ').replace(/[`*]/g, '') ?? '';
+    const firstParagraph =
+      body
+        .split(/\n\s*\n/)[0]
+        ?.replace(/\s+/g, ' ')
+        .replace(/[`*]/g, '') ?? '';
     const description = firstParagraph.split(/(?<=\.)\s/)[0]?.slice(0, 200) ?? title;
     await write(
       join(inDepthDir, file),
