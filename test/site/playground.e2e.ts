@@ -210,9 +210,11 @@ describe('playground', { skip }, () => {
   test('a link with the spec in the URL reproduces the view', async () => {
     const text = (await editorText(page)).replace('name: reviewer', 'name: linked');
     await replaceSpec(page, text);
-    await page.waitForFunction(() => location.hash.startsWith('#spec='));
-    await page.waitForTimeout(400);
+    // "Copy link" writes the current spec into the URL before it reports anything.
+    await page.getByRole('button', { name: 'Copy link' }).click();
+    await page.locator('.ty-status', { hasText: /link/i }).waitFor();
     const url = page.url();
+    assert.match(url, /\/playground\/#spec=[\w-]+$/);
     const deployment = await showObject(page, 'Deployment linked');
     const second = await context.newPage();
     await second.goto(url);

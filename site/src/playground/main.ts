@@ -145,11 +145,13 @@ class ToolyardPlayground extends HTMLElement {
     const copyLink = h('button', { type: 'button', class: 'ty-button' }, 'Copy link');
     copyLink.addEventListener('click', async () => {
       await this.updateUrl();
+      // Said first: the clipboard may ask for permission and never answer.
+      this.status.textContent = 'The address bar holds a link that reproduces this spec.';
       try {
         await navigator.clipboard.writeText(location.href);
         this.status.textContent = 'Link copied: it reproduces this spec.';
       } catch {
-        this.status.textContent = 'The address bar holds a link that reproduces this spec.';
+        // No clipboard access: the address bar has the link.
       }
     });
     this.diagnosticsList = h('div', { class: 'ty-diagnostics' });
