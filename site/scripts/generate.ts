@@ -266,17 +266,20 @@ async function toolchainServerReference(specs: readonly unknown[]): Promise<void
     | Record<string, { summary: string; decision: string }>
     | undefined;
   const auditFields = audit?.['AUDIT_FIELDS'] as Record<string, string> | undefined;
+  const policyRules = errors?.['POLICY_RULES'] as Record<string, string> | undefined;
+  const metrics = await optionalImport('toolchain-server/src/metrics.ts');
+  const metricNames = metrics?.['METRIC_NAMES'] as readonly string[] | undefined;
   if (errorCodes || auditFields) {
     const body = [
       frontmatter(
         'Error codes and audit log',
-        'The toolchain server’s error codes and the fields of its audit line.',
+        'The toolchain server’s error codes, policy rules, metrics and audit line.',
         {
           sidebar: { order: 5 },
         },
       ),
       GENERATED_NOTE(
-        '`ERROR_CODES` (`toolchain-server/src/errors.ts`) and `AUDIT_FIELDS` (`toolchain-server/src/audit.ts`)',
+        '`ERROR_CODES` and `POLICY_RULES` (`toolchain-server/src/errors.ts`), `METRIC_NAMES` (`toolchain-server/src/metrics.ts`) and `AUDIT_FIELDS` (`toolchain-server/src/audit.ts`)',
       ),
     ];
     if (errorCodes) {
@@ -295,6 +298,23 @@ async function toolchainServerReference(specs: readonly unknown[]): Promise<void
       body.push(
         '## Error codes\n',
         'The error-code catalogue is not exported by the toolchain server yet.\n',
+      );
+    }
+    if (policyRules) {
+      body.push(
+        '## Policy rules\n',
+        'A denial names the rule that decided it (the `rule` field of the audit line).\n',
+        '| Rule | What it refuses |\n| --- | --- |',
+        `${Object.entries(policyRules)
+          .map(([rule, meaning]) => `| \`${rule}\` | ${prose(meaning.replace(/\|/g, '\\|'))} |`)
+          .join('\n')}\n`,
+      );
+    }
+    if (metricNames) {
+      body.push(
+        '## Metrics\n',
+        'Served in the Prometheus text format at `/metrics`.\n',
+        `${metricNames.map((name) => `- \`${name}\``).join('\n')}\n`,
       );
     }
     if (auditFields) {

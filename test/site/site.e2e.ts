@@ -131,6 +131,19 @@ describe('site build', () => {
     }
   });
 
+  test('the toolchain server reference lists every error code, policy rule and audit field it exports', async () => {
+    const html = readFileSync(join(SITE_DIST, 'reference/toolchain-server-errors/index.html'), 'utf8');
+    const { ERROR_CODES, POLICY_RULES } = await import('../../toolchain-server/src/errors.ts');
+    const { AUDIT_FIELDS } = await import('../../toolchain-server/src/audit.ts');
+    for (const name of [
+      ...Object.keys(ERROR_CODES),
+      ...Object.keys(POLICY_RULES),
+      ...Object.keys(AUDIT_FIELDS),
+    ]) {
+      assert.ok(html.includes(`<code dir="auto">${name}</code>`), `${name} is not on the page`);
+    }
+  });
+
   test('the examples gallery has a page per example with its rendered Deployment or StatefulSet', () => {
     const examples = readdirSync(join(REPO, 'examples')).filter((f) => f.endsWith('.yaml'));
     for (const file of examples) {
