@@ -233,6 +233,40 @@ describe('accessibility (axe-core in Chromium)', { skip }, () => {
     });
   }
 
+  test('the playground in dark mode has no serious or critical violations', async () => {
+    const page = await context.newPage();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${server.origin}/playground/`);
+    await page.locator('toolyard-playground[data-ready="true"]').waitFor();
+    await page.addScriptTag({ content: axeSource });
+    const violations = await page.evaluate(async () => {
+      const axe = (
+        window as unknown as { axe: { run(context: Document): Promise<{ violations: unknown[] }> } }
+      ).axe;
+      const result = await axe.run(document);
+      return (result.violations as { id: string; impact: string }[])
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => v.id);
+    });
+    await page.screenshot({ path: join(RESULTS, 'site-playground-dark.png') });
+    await page.close();
+    assert.deepEqual(violations, []);
+  });
+
+  test('every built page loads (and opens search) without console errors or off-host requests', async () => {
+    const page = await context.newPage();
+    for (const file of htmlFiles(SITE_DIST)) {
+      const path = `/${relative(SITE_DIST, file).replace(/index\.html$/, '')}`;
+      const response = await page.goto(`${server.origin}${path}`);
+      assert.ok(response?.ok() || path === '/404.html', `${path}: HTTP ${response?.status()}`);
+    }
+    await page.goto(`${server.origin}/`);
+    await page.keyboard.press('Control+k');
+    await page.locator('dialog[open] input').fill('toolchain');
+    await page.locator('dialog[open] .pagefind-ui__result').first().waitFor();
+    await page.close();
+  });
+
   test('no console errors and no request left localhost on those pages', () => {
     assert.deepEqual(guard.consoleErrors, []);
     assert.deepEqual(guard.offHostRequests, []);
