@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { build, type Metafile, type Plugin } from 'esbuild';
 
 const shims = fileURLToPath(new URL('../src/playground/shims/', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 const nodeBuiltins: Plugin = {
   name: 'toolyard-node-builtins',
@@ -18,6 +19,12 @@ const nodeBuiltins: Plugin = {
       path: `${shims}node-builtin.ts`,
     }));
     b.onResolve({ filter: /^follow-redirects$/ }, () => ({ path: `${shims}node-builtin.ts` }));
+    // cdk8s bundles its own copy of `yaml` (the same 2.x release the renderer uses); one copy is enough.
+    b.onResolve({ filter: /^yaml$/ }, async (args) => {
+      if (!/[\\/]node_modules[\\/]cdk8s[\\/]/.test(args.importer)) return undefined;
+      const root = await b.resolve('yaml', { kind: args.kind, resolveDir: repoRoot });
+      return root.errors.length > 0 ? undefined : { path: root.path };
+    });
     b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
       /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: `${shims}zod-locales.ts` } : undefined,
     );
