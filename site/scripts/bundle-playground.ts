@@ -4,11 +4,26 @@
  * calls; those resolve to stubs that throw, and `crypto` to a synchronous SHA-1 so construct addresses (and
  * therefore selector labels) are the same bytes as in Node.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile, type Plugin } from 'esbuild';
 
 const shims = fileURLToPath(new URL('../src/playground/shims/', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+function packageVersion(path: string): string | undefined {
+  try {
+    return (
+      JSON.parse(readFileSync(join(repoRoot, 'node_modules', path, 'package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+  } catch {
+    return undefined;
+  }
+}
+const sameYamlRelease = packageVersion('cdk8s/node_modules/yaml') === packageVersion('yaml');
 
 const nodeBuiltins: Plugin = {
   name: 'toolyard-node-builtins',
@@ -21,7 +36,7 @@ const nodeBuiltins: Plugin = {
     b.onResolve({ filter: /^follow-redirects$/ }, () => ({ path: `${shims}node-builtin.ts` }));
     // cdk8s bundles its own copy of `yaml` (the same 2.x release the renderer uses); one copy is enough.
     b.onResolve({ filter: /^yaml$/ }, async (args) => {
-      if (!/[\\/]node_modules[\\/]cdk8s[\\/]/.test(args.importer)) return undefined;
+      if (!sameYamlRelease || !/[\\/]node_modules[\\/]cdk8s[\\/]/.test(args.importer)) return undefined;
       const root = await b.resolve('yaml', { kind: args.kind, resolveDir: repoRoot });
       return root.errors.length > 0 ? undefined : { path: root.path };
     });
