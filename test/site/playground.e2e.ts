@@ -226,6 +226,16 @@ describe('playground', { skip }, () => {
     await second.close();
   });
 
+  test('a damaged link says so and opens an example', async () => {
+    const damaged = await context.newPage();
+    await damaged.goto(`${server.origin}/playground/#spec=AAAA-not-deflate`);
+    await damaged.locator('toolyard-playground[data-ready="true"]').waitFor();
+    assert.match((await damaged.locator('.ty-notice').textContent()) ?? '', /could not be read/);
+    assert.equal(await damaged.locator('#ty-example').inputValue(), 'polyglot-reviewer');
+    assert.equal(await damaged.locator('toolyard-playground').getAttribute('data-state'), 'valid');
+    await damaged.close();
+  });
+
   test('the egress and "what can it do" tables are shown', async () => {
     await page.getByRole('tab', { name: 'Pods and egress' }).click();
     const egress = page.locator('table', { hasText: 'Effective egress of linked' });

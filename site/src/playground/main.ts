@@ -93,7 +93,13 @@ class ToolyardPlayground extends HTMLElement {
         restored = true;
       }
     } catch {
-      this.status.textContent = 'The link’s spec could not be read; showing an example instead.';
+      this.status.before(
+        h(
+          'p',
+          { class: 'ty-stale ty-notice', role: 'note' },
+          'The link’s spec could not be read; showing an example instead.',
+        ),
+      );
     }
     this.exampleSelect.value = restored
       ? ''
