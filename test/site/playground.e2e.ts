@@ -223,6 +223,15 @@ describe('playground', { skip }, () => {
     assert.equal(await showObject(second, 'Deployment linked'), deployment);
     assert.equal(await second.locator('#ty-example').inputValue(), '', 'an edited spec is not an example');
     await second.screenshot({ path: join(RESULTS, 'playground-from-link.png'), fullPage: true });
+    // The same link pasted into a tab showing something else (only the fragment changes: no reload).
+    await afterRender(second, () => second.locator('#ty-example').selectOption('web-infra'));
+    await second.waitForFunction((linked) => location.hash !== linked, new URL(url).hash);
+    await afterRender(second, () =>
+      second.evaluate((hash) => {
+        location.hash = hash;
+      }, new URL(url).hash),
+    );
+    assert.equal(await editorText(second), text);
     await second.close();
   });
 

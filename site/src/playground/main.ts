@@ -128,6 +128,15 @@ class ToolyardPlayground extends HTMLElement {
       }),
     });
     this.renderNow();
+    // A link pasted into this tab changes only the fragment: no reload, so follow it here.
+    window.addEventListener('hashchange', async () => {
+      try {
+        const text = await decodeSpecFragment(location.hash);
+        if (text !== undefined && text !== this.editor?.state.doc.toString()) this.setSpecText(text);
+      } catch {
+        this.status.textContent = 'The link’s spec could not be read; the spec was left as it was.';
+      }
+    });
     this.dataset['ready'] = 'true';
     this.dispatchEvent(new CustomEvent('toolyard:ready', { bubbles: true }));
   }
@@ -321,7 +330,9 @@ class ToolyardPlayground extends HTMLElement {
                   ),
               })),
             ),
-            store.selectedObject ?? defaultObject(agents),
+            agents.some((a) => a.objects.some((_, i) => objectId(a, i) === store.selectedObject))
+              ? store.selectedObject
+              : defaultObject(agents),
             (id) => {
               store.selectedObject = id;
               this.renderOutput();
