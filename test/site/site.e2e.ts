@@ -84,6 +84,31 @@ describe('site build', () => {
     assert.deepEqual(broken, []);
   });
 
+  test('nothing in the build loads from another host (scripts, styles, fonts, images, frames)', () => {
+    const remote: string[] = [];
+    for (const page of htmlFiles(SITE_DIST)) {
+      const html = readFileSync(page, 'utf8');
+      for (const tag of html.matchAll(/<(script|img|iframe|source|link)\b[^>]*>/g)) {
+        const text = tag[0];
+        // Canonical and alternate links name the public address; browsers do not fetch them.
+        if (tag[1] === 'link' && /rel="(canonical|alternate|sitemap)"/.test(text)) continue;
+        const url = /\s(?:src|href)="((?:https?:)?\/\/[^"]+)"/.exec(text)?.[1];
+        if (url) remote.push(`${relative(SITE_DIST, page)}: ${text.slice(0, 120)}`);
+      }
+    }
+    const walk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? walk(join(dir, e.name)) : /\.(css|js|mjs)$/.test(e.name) ? [join(dir, e.name)] : [],
+      );
+    for (const file of walk(SITE_DIST)) {
+      const text = readFileSync(file, 'utf8');
+      if (/url\(\s*["']?(https?:)?\/\//.test(text) || /@import\s+(url\()?["']?(https?:)?\/\//.test(text)) {
+        remote.push(`${relative(SITE_DIST, file)}: remote url() or @import`);
+      }
+    }
+    assert.deepEqual(remote, []);
+  });
+
   test('the JSON Schema is published at /schema/v1alpha1/agent.json, byte-identical to the source', () => {
     const source = readFileSync(join(REPO, 'schema/agent.schema.json'), 'utf8');
     const published = readFileSync(join(SITE_DIST, 'schema/v1alpha1/agent.json'), 'utf8');
