@@ -431,7 +431,11 @@ async function repositoryDocs(): Promise<void> {
     const text = await readFile(join(dir, file), 'utf8');
     const heading = /^# (.+)$/m.exec(text);
     const title = (heading?.[1] ?? basename(file, '.md')).replace(/`/g, '');
-    const body = heading ? text.replace(heading[0], '').trimStart() : text;
+    // Links between these documents point at their pages on the site.
+    const body = (heading ? text.replace(heading[0], '').trimStart() : text).replace(
+      /\]\((?:\.\/)?([\w-]+)\.md(#[^)]*)?\)/g,
+      (_, name: string, fragment: string | undefined) => `](/in-depth/${name}/${fragment ?? ''})`,
+    );
     const firstParagraph =
       body
         .split(/\n\s*\n/)[0]
