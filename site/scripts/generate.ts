@@ -186,7 +186,7 @@ interface ZodLike {
   readonly _zod?: unknown;
 }
 
-async function toolchainServerReference(specs: readonly unknown[]): Promise<void> {
+async function toolchainServerReference(): Promise<void> {
   const { z } = await import('zod');
   const config = await optionalImport('toolchain-server/src/config.ts');
   if (config?.['toolchainServerConfigSchema']) {
@@ -331,7 +331,6 @@ async function toolchainServerReference(specs: readonly unknown[]): Promise<void
     }
     await write(join(referenceDir, 'toolchain-server-errors.md'), body.join('\n'));
   }
-  void specs;
 }
 
 export function playgroundLink(text: string): string {
@@ -474,7 +473,7 @@ export async function generateSite(): Promise<{ notes: string[]; playgroundBytes
 
   await specReference(schema, specs);
   await cliReference();
-  await toolchainServerReference(specs);
+  await toolchainServerReference();
   await examplesGallery(examples);
   await repositoryDocs();
 
