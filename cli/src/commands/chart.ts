@@ -3,11 +3,8 @@ import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { generateChart, isSemver } from '../../../chart-generator/src/generate.ts';
 import { indexYaml, packageChart, parseEpoch } from '../../../chart-generator/src/package.ts';
-import { AgentSpecError } from '../../../constructs/src/agent-spec-error.ts';
-import { renderAgent } from '../../../constructs/src/render.ts';
-import { formatSpecError } from '../../../schema/src/load.ts';
 import type { Io } from '../io.ts';
-import { readSpecs } from '../read-specs.ts';
+import { renderSpecs } from '../render-specs.ts';
 import { UsageError } from '../usage-error.ts';
 import { type OutputFile, writeFilesAtomically } from '../write-files.ts';
 
@@ -48,29 +45,12 @@ export async function chartCommand(argv: readonly string[], io: Io): Promise<num
   } catch (error) {
     throw new UsageError(`SOURCE_DATE_EPOCH: ${(error as Error).message}`);
   }
-  const { specs, errors } = await readSpecs(positionals);
-  if (errors.length > 0) {
-    for (const error of errors) io.stderr(formatSpecError(error));
-    io.stderr(`${errors.length} error(s); nothing was written.`);
-    return 1;
-  }
+  const rendered = await renderSpecs(positionals, io);
+  if (!rendered) return 1;
   const outputs: OutputFile[] = [];
   const index: Parameters<typeof indexYaml>[0][number][] = [];
-  for (const spec of specs) {
-    let rendered: ReturnType<typeof renderAgent>;
-    try {
-      rendered = renderAgent(spec.agent);
-    } catch (error) {
-      if (!(error instanceof AgentSpecError)) throw error;
-      for (const p of error.problems)
-        io.stderr(formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }));
-      io.stderr('nothing was written.');
-      return 1;
-    }
-    for (const warning of rendered.warnings) {
-      io.stderr(`warning: ${spec.file}:${spec.lineOf(warning.path)}: ${warning.path}: ${warning.message}`);
-    }
-    const chart = generateChart(rendered, {
+  for (const { rendered: result } of rendered) {
+    const chart = generateChart(result, {
       version: values.version,
       ...(values['app-version'] ? { appVersion: values['app-version'] } : {}),
     });
@@ -91,7 +71,7 @@ export async function chartCommand(argv: readonly string[], io: Io): Promise<num
     outputs.push({ path: join(values.output, 'index.yaml'), content: indexYaml(index, epoch, values.url) });
   }
   await writeFilesAtomically(outputs);
-  for (const spec of specs) io.stderr(`wrote ${join(values.output, spec.agent.metadata.name)}/`);
+  for (const { spec } of rendered) io.stderr(`wrote ${join(values.output, spec.agent.metadata.name)}/`);
   if (values.package) io.stderr(`wrote ${join(values.output, 'index.yaml')}`);
   return 0;
 }

@@ -1,10 +1,8 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AgentSpecError } from '../../../constructs/src/agent-spec-error.ts';
-import { renderAgent, toYamlDocuments } from '../../../constructs/src/render.ts';
-import { formatSpecError } from '../../../schema/src/load.ts';
+import { toYamlDocuments } from '../../../constructs/src/render.ts';
 import type { Io } from '../io.ts';
-import { readSpecs } from '../read-specs.ts';
+import { renderSpecs } from '../render-specs.ts';
 import { UsageError } from '../usage-error.ts';
 import { type OutputFile, writeFilesAtomically } from '../write-files.ts';
 
@@ -28,30 +26,13 @@ export async function synthCommand(argv: readonly string[], io: Io): Promise<num
     },
   });
   if (positionals.length === 0) throw new UsageError('synth needs at least one spec file');
-  const { specs, errors } = await readSpecs(positionals);
-  if (errors.length > 0) {
-    for (const error of errors) io.stderr(formatSpecError(error));
-    io.stderr(`${errors.length} error(s); nothing was written.`);
-    return 1;
-  }
+  const rendered = await renderSpecs(positionals, io);
+  if (!rendered) return 1;
   const outputs: OutputFile[] = [];
-  for (const spec of specs) {
-    let rendered: ReturnType<typeof renderAgent>;
-    try {
-      rendered = renderAgent(spec.agent);
-    } catch (error) {
-      if (!(error instanceof AgentSpecError)) throw error;
-      for (const p of error.problems)
-        io.stderr(formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }));
-      io.stderr('nothing was written.');
-      return 1;
-    }
-    for (const warning of rendered.warnings) {
-      io.stderr(`warning: ${spec.file}:${spec.lineOf(warning.path)}: ${warning.path}: ${warning.message}`);
-    }
+  for (const { spec, rendered: result } of rendered) {
     outputs.push({
       path: join(values.output, `${spec.agent.metadata.name}.k8s.yaml`),
-      content: toYamlDocuments(rendered.objects),
+      content: toYamlDocuments(result.objects),
     });
   }
   if (values.stdout) {

@@ -1,0 +1,42 @@
+/** Reads, checks and renders spec files for commands that write output; reports problems and warnings. */
+import { AgentSpecError } from '../../constructs/src/agent-spec-error.ts';
+import { type RenderResult, renderAgent } from '../../constructs/src/render.ts';
+import { formatSpecError, type LoadedSpec } from '../../schema/src/load.ts';
+import type { Io } from './io.ts';
+import { readSpecs } from './read-specs.ts';
+
+export interface RenderedSpec {
+  readonly spec: LoadedSpec;
+  readonly rendered: RenderResult;
+}
+
+/**
+ * Every spec rendered in memory, warnings printed to stderr; or `undefined` after printing every error, in
+ * which case the caller must write nothing.
+ */
+export async function renderSpecs(files: readonly string[], io: Io): Promise<RenderedSpec[] | undefined> {
+  const { specs, errors } = await readSpecs(files);
+  if (errors.length > 0) {
+    for (const error of errors) io.stderr(formatSpecError(error));
+    io.stderr(`${errors.length} error(s); nothing was written.`);
+    return undefined;
+  }
+  const results: RenderedSpec[] = [];
+  for (const spec of specs) {
+    let rendered: RenderResult;
+    try {
+      rendered = renderAgent(spec.agent);
+    } catch (error) {
+      if (!(error instanceof AgentSpecError)) throw error;
+      for (const p of error.problems)
+        io.stderr(formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }));
+      io.stderr('nothing was written.');
+      return undefined;
+    }
+    for (const warning of rendered.warnings) {
+      io.stderr(`warning: ${spec.file}:${spec.lineOf(warning.path)}: ${warning.path}: ${warning.message}`);
+    }
+    results.push({ spec, rendered });
+  }
+  return results;
+}
