@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { BUNDLE_PATH, bundle } from '../toolchain-server/scripts/bundle.ts';
+import { SERVER_NODE_FLAGS } from '../toolchain-server/src/launch.ts';
 
 const SPAWN_SAMPLES = 500;
 const MCP_SAMPLES = 500;
@@ -51,7 +52,8 @@ interface Server {
 
 async function startServer(configPath: string): Promise<Server> {
   const started = performance.now();
-  const child = spawn(process.execPath, [BUNDLE_PATH, '--config', configPath], {
+  // Started as the image starts it: the same V8 flags, the bundle, no node_modules.
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, BUNDLE_PATH, '--config', configPath], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
   });

@@ -1,6 +1,7 @@
 import * as plus from 'cdk8s-plus-28';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { serverCommand } from '../../toolchain-server/src/launch.ts';
 import { plainEnv, resourceRequirements, scratchVolumes } from './container-parts.ts';
 import { PATHS } from './defaults.ts';
 import type { AgentPlan, PlannedToolchain } from './plan.ts';
@@ -51,8 +52,7 @@ export class ToolchainSidecar extends Construct {
       image: toolchain.image.reference,
       imagePullPolicy: toolchain.image.pullPolicy,
       command: [
-        `${PATHS.serverBundle}/bin/node`,
-        `${PATHS.serverBundle}/toolchain-server.mjs`,
+        ...serverCommand(PATHS.serverBundle),
         '--config',
         `${PATHS.toolchainConfigDir}/${TOOLCHAIN_CONFIG_FILE}`,
       ],

@@ -25,6 +25,7 @@ describe('ToolchainSidecar', () => {
     assert.deepEqual(container, {
       command: [
         '/opt/toolyard/bin/node',
+        '--max-semi-space-size=1',
         '/opt/toolyard/toolchain-server.mjs',
         '--config',
         '/etc/toolyard/toolchain/config.json',

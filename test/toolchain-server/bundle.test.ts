@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { bundle } from '../../toolchain-server/scripts/bundle.ts';
+import { serverCommand } from '../../toolchain-server/src/launch.ts';
 import { connectClient, makeWorkspace, type Workspace } from './helpers.ts';
 import { type ServerProcess, startServerProcess } from './process-helpers.ts';
 
@@ -23,8 +24,10 @@ describe('bundled server (image entrypoint contract)', () => {
     await bundle(join(opt, 'toolchain-server.mjs'));
     mkdirSync(join(ws.outside, 'etc', 'toolyard'), { recursive: true });
     server = await startServerProcess({
-      node: join(opt, 'bin', 'node'),
-      entry: join(opt, 'toolchain-server.mjs'),
+      // Exactly the image's entrypoint: serverCommand(bundle dir) = [node, ...flags, bundle].
+      node: serverCommand(opt)[0],
+      nodeFlags: serverCommand(opt).slice(1, -1),
+      entry: serverCommand(opt).at(-1),
       dir: join(ws.outside, 'etc', 'toolyard'),
       cwd: '/',
       env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/nonexistent' },

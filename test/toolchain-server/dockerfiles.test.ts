@@ -6,10 +6,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { serverCommand } from '../../toolchain-server/src/launch.ts';
 
 const read = (path: string) =>
   readFileSync(new URL(`../../toolchain-server/${path}`, import.meta.url), 'utf8');
-const ENTRYPOINT = 'ENTRYPOINT ["/opt/toolyard/bin/node", "/opt/toolyard/toolchain-server.mjs"]';
+// The entrypoint is the launch command the renderer and the tests use.
+const ENTRYPOINT = `ENTRYPOINT [${serverCommand()
+  .map((arg) => JSON.stringify(arg))
+  .join(', ')}]`;
 const CMD = 'CMD ["--config", "/etc/toolyard/config.json"]';
 
 function finalStage(dockerfile: string): string {

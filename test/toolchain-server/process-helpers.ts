@@ -23,6 +23,8 @@ export interface ServerProcess {
 export async function startServerProcess(options: {
   entry?: string;
   node?: string;
+  /** V8 flags before the entry script (the bundle test passes the image's). */
+  nodeFlags?: readonly string[];
   config: Record<string, unknown>;
   dir: string;
   args?: string[];
@@ -33,7 +35,13 @@ export async function startServerProcess(options: {
   writeFileSync(configPath, JSON.stringify(options.config));
   const child = spawn(
     options.node ?? process.execPath,
-    [options.entry ?? SOURCE_ENTRY, '--config', configPath, ...(options.args ?? [])],
+    [
+      ...(options.nodeFlags ?? []),
+      options.entry ?? SOURCE_ENTRY,
+      '--config',
+      configPath,
+      ...(options.args ?? []),
+    ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: options.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin' },
