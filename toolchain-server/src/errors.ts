@@ -117,18 +117,25 @@ export const POLICY_RULES = {
   'command-allowlist':
     'Commands are bare names from tools.allowedCommands (or a preset), resolved at start from the server PATH.',
   'interpreter-eval':
-    'Interpreters may not evaluate code from argv: python -c, node -e/-p, sh -c, perl -e/-E/-M, ruby -e, deno eval.',
+    'Interpreters may not evaluate code from argv: python -c, node -e/-p, sh -c, perl -e/-E/-M, ruby -e, deno eval, inline awk programs, sed without --sandbox, editors.',
   'interpreter-stdin': 'Interpreters may not read a program from stdin (`-`, or no script at all).',
   'interpreter-preload':
     'node -r/--require/--import/--loader/--env-file may not load code before the script.',
   'package-runner':
-    'npx, bunx, uvx, npm exec/x/explore/init, pnpm/yarn dlx/exec, pipx run, uv run, go run pkg@version are refused.',
+    'npx, bunx, uvx, npm exec/x/explore/init, pnpm/yarn dlx/exec, pipx run, uv run, go run pkg@version, cargo install and helm plugin are refused.',
   'command-wrapper': 'env, xargs, timeout, nice, sudo, busybox and similar would run an unlisted command.',
   'git-config':
     'git -c, --config-env, --exec-path and clone/submodule --config may not set configuration from argv.',
   'git-remote-command': 'git --upload-pack, --receive-pack, --exec and clone -u name programs to run.',
   'git-ext-transport': 'The ext:: transport runs an arbitrary command.',
   'git-dir-outside-roots': 'git -C, --git-dir and --work-tree must stay inside the workspace roots.',
+  'git-runs-command':
+    'git submodule foreach, bisect run, rebase -x, difftool/mergetool -x/--extcmd and filter-branch run commands from argv.',
+  'path-outside-roots': 'git --output and make -C/-f/-I must name paths inside the workspace roots.',
+  'cargo-config':
+    'cargo --config and -Z config flags may not set configuration (runners, wrappers) from argv.',
+  'runs-command-option':
+    'tar --to-command/-I, rsync -e/--rsync-path, ssh -o ProxyCommand/LocalCommand, helm --post-renderer name programs to run.',
   'find-exec': 'find -exec, -execdir, -ok, -okdir, -delete and -fprint* are refused.',
   'make-eval':
     'make --eval/-E, `VAR!=cmd`, `$` in command-line assignments and SHELL/MAKEFLAGS overrides are refused.',

@@ -25,6 +25,11 @@ export function commandFamily(name: string): string {
   if (['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'busybox'].includes(name))
     return 'shell';
   if (/^perl(\d+(\.\d+)*)?$/.test(name)) return 'perl';
+  if (['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk'].includes(name)) return 'awk';
+  if (name === 'sed' || name === 'gsed') return 'sed';
+  if (['vi', 'vim', 'nvim', 'ex', 'view', 'vimdiff', 'emacs', 'ed'].includes(name)) return 'editor';
+  if (name === 'ssh' || name === 'scp' || name === 'sftp') return 'ssh';
+  if (name === 'tar' || name === 'gtar' || name === 'bsdtar') return 'tar';
   if (/^ruby(\d+(\.\d+)*)?$/.test(name) || name === 'irb') return 'ruby';
   if (name === 'make' || name === 'gmake' || name === 'bmake') return 'make';
   if (name === 'find' || name === 'gfind') return 'find';
@@ -70,6 +75,8 @@ const RUNNER_SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
   hatch: ['run'],
   rye: ['run'],
   corepack: ['npx', 'pnpx'],
+  cargo: ['install'],
+  helm: ['plugin'],
 };
 
 const RUNNER_ALLOWED =
@@ -124,10 +131,32 @@ export function assertArgvAllowed(name: string, args: readonly string[], ctx: Ar
       checkFind(args);
       return;
     case 'make':
-      checkMake(args);
+      checkMake(args, ctx);
       return;
     case 'go':
       checkGo(args);
+      return;
+    case 'awk':
+      checkAwk(name, args);
+      return;
+    case 'sed':
+      checkSed(args);
+      return;
+    case 'editor':
+      deny(
+        'interpreter-eval',
+        `${name} runs editor commands given in its arguments (-c, +cmd, scripts).`,
+        'read files with the structured tools or cat; edit files through the workspace',
+      );
+      return;
+    case 'cargo':
+      checkCargo(args);
+      return;
+    case 'helm':
+    case 'tar':
+    case 'ssh':
+    case 'rsync':
+      checkCommandOptions(name, args);
       return;
     default:
       return;
@@ -392,6 +421,19 @@ function checkGit(args: readonly string[], ctx: ArgvPolicyContext): void {
         gitAllowed,
       );
   }
+  checkGitRunsCommand(subcommand, args.slice(i + 1), gitAllowed);
+  for (let j = i + 1; j < args.length; j++) {
+    const arg = args[j]!;
+    if (arg === '--output' || arg.startsWith('--output=')) {
+      const file = arg === '--output' ? args[j + 1] : arg.slice('--output='.length);
+      if (file === undefined || !ctx.isInsideRoots(file, ctx.cwd))
+        deny(
+          'path-outside-roots',
+          `\`git ${subcommand} --output\` writes outside the workspace roots.`,
+          gitAllowed,
+        );
+    }
+  }
   for (const arg of args) {
     if (/(^|[=\s])ext::/i.test(arg) || arg.toLowerCase().startsWith('ext::'))
       deny(
@@ -425,8 +467,46 @@ function checkFind(args: readonly string[]): void {
   }
 }
 
-function checkMake(args: readonly string[]): void {
+/** make options naming a directory or makefile, which must stay inside the workspace roots. */
+const MAKE_PATH_OPTIONS: Readonly<Record<string, string>> = {
+  '-C': 'directory',
+  '--directory': 'directory',
+  '-f': 'makefile',
+  '--file': 'makefile',
+  '--makefile': 'makefile',
+  '-I': 'include directory',
+  '--include-dir': 'include directory',
+};
+
+function checkMakePaths(args: readonly string[], ctx: ArgvPolicyContext, allowed: string): void {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return;
+    const eq = arg.indexOf('=');
+    const long = arg.startsWith('--') ? (eq >= 0 ? arg.slice(0, eq) : arg) : undefined;
+    const short = !arg.startsWith('--') && arg.length >= 2 ? arg.slice(0, 2) : undefined;
+    const option =
+      long && MAKE_PATH_OPTIONS[long] ? long : short && MAKE_PATH_OPTIONS[short] ? short : undefined;
+    if (!option) continue;
+    const value = long
+      ? eq >= 0
+        ? arg.slice(eq + 1)
+        : args[i + 1]
+      : arg.length > 2
+        ? arg.slice(2)
+        : args[i + 1];
+    if (value === undefined || !ctx.isInsideRoots(value, ctx.cwd))
+      deny(
+        'path-outside-roots',
+        `\`make ${option} ${value ?? ''}\` names a ${MAKE_PATH_OPTIONS[option]} outside the workspace roots.`,
+        allowed,
+      );
+  }
+}
+
+function checkMake(args: readonly string[], ctx: ArgvPolicyContext): void {
   const allowed = 'make with targets, -C/-j/-k and plain VAR=value assignments without `$`';
+  checkMakePaths(args, ctx, allowed);
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === '--') return;
@@ -488,5 +568,103 @@ function checkGo(args: readonly string[]): void {
           'go run/build of packages inside the workspace',
         );
     }
+  }
+}
+
+/** git subcommands and options that run a command given in argv. */
+function checkGitRunsCommand(subcommand: string | undefined, rest: readonly string[], allowed: string): void {
+  const refuse = (what: string) =>
+    deny('git-runs-command', `\`git ${what}\` runs a command given in argv.`, allowed);
+  const first = firstPositional(rest);
+  if (subcommand === 'filter-branch') refuse('filter-branch');
+  if (subcommand === 'submodule' && first === 'foreach') refuse('submodule foreach');
+  if (subcommand === 'bisect' && first === 'run') refuse('bisect run');
+  for (const arg of rest) {
+    if (arg === '--') break;
+    const key = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
+    if (subcommand === 'rebase' && (arg === '-x' || (arg.startsWith('-x') && !arg.startsWith('--'))))
+      refuse('rebase -x');
+    if ((subcommand === 'difftool' || subcommand === 'mergetool') && (arg === '-x' || key === '--extcmd'))
+      refuse(`${subcommand} ${key}`);
+  }
+}
+
+const AWK_ALLOWED = 'an awk program in a workspace file (`awk -f prog.awk`)';
+
+/** awk's program text is code (`system()`, pipes): only a program file in the workspace is accepted. */
+function checkAwk(name: string, args: readonly string[]): void {
+  for (const arg of args) {
+    if (arg === '-f' || arg.startsWith('--file') || (arg.startsWith('-f') && arg.length > 2)) return;
+    if (arg === '--') break;
+  }
+  deny('interpreter-eval', `${name} evaluates the program given in its arguments.`, AWK_ALLOWED);
+}
+
+/** GNU sed scripts can run commands (`e`) and write files (`w`); --sandbox turns both off. */
+function checkSed(args: readonly string[]): void {
+  if (!args.includes('--sandbox'))
+    deny(
+      'interpreter-eval',
+      'sed scripts can run commands (`e`) and write files (`w`) unless sandboxed.',
+      'sed --sandbox …',
+    );
+}
+
+function checkCargo(args: readonly string[]): void {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return;
+    if (arg === '--config' || arg.startsWith('--config='))
+      deny(
+        'cargo-config',
+        '`cargo --config` sets configuration from argv, which can name a runner or compiler wrapper to run.',
+        "cargo subcommands without --config; configuration belongs in the repository's .cargo/config.toml",
+      );
+    if (arg === '-Z' || (arg.startsWith('-Z') && arg.includes('config')))
+      deny('cargo-config', '`cargo -Z` unstable flags can load configuration from argv.', 'cargo without -Z');
+  }
+}
+
+/** Options of generic tools that name a program to run. */
+const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  tar: [
+    '--to-command',
+    '-I',
+    '--use-compress-program',
+    '--rsh-command',
+    '--checkpoint-action',
+    '--info-script',
+    '--new-volume-script',
+    '-F',
+  ],
+  rsync: ['-e', '--rsh', '--rsync-path'],
+  ssh: [
+    '-S',
+    '-oProxyCommand',
+    '-oLocalCommand',
+    '-oKnownHostsCommand',
+    '-oPermitLocalCommand',
+    '-oProxyUseFdpass',
+  ],
+  helm: ['--post-renderer'],
+};
+const SSH_COMMAND_KEYS = /^(proxycommand|localcommand|knownhostscommand|permitlocalcommand)\b/i;
+
+function checkCommandOptions(name: string, args: readonly string[]): void {
+  const family = commandFamily(name);
+  const options = COMMAND_OPTIONS[family] ?? [];
+  const refuse = (option: string) =>
+    deny('runs-command-option', `\`${name} ${option}\` names a program to run.`, `${name} without ${option}`);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return;
+    const key = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
+    for (const option of options) {
+      const short = option.length === 2;
+      if (key === option || (short && arg.startsWith(option) && !arg.startsWith('--'))) refuse(option);
+      if (option.startsWith('-o') && arg.toLowerCase().startsWith(option.toLowerCase())) refuse(option);
+    }
+    if (family === 'ssh' && arg === '-o' && SSH_COMMAND_KEYS.test(args[i + 1] ?? ''))
+      refuse(`-o ${args[i + 1]}`);
   }
 }
