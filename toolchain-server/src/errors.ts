@@ -142,7 +142,8 @@ export const POLICY_RULES = {
   'go-toolexec': 'go -toolexec and -exec would run an arbitrary program around the build.',
   'flag-injection': 'Positional values of structured tools may not start with `-`.',
   'cwd-confinement': 'cwd and path arguments must resolve (realpath) inside workspaceRoots.',
-  'env-allowlist': 'Callers may not set loader, interpreter, shell, git or build-hook variables.',
+  'env-allowlist':
+    'Callers may not set loader, interpreter, shell, git, compiler/linker, tool-configuration or build-hook variables (LD_*, NODE_OPTIONS, PYTHONPATH, GIT_*, CC, RUSTFLAGS, CARGO_HOME, HOME, GOTOOLCHAIN, ...).',
   'timeout-limit': 'timeoutSeconds may not exceed limits.maxTimeoutSeconds.',
 } as const;
 

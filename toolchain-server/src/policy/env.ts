@@ -45,6 +45,40 @@ export const REFUSED_ENV_NAMES: readonly string[] = [
   'CARGO_BUILD_RUSTC_WRAPPER',
   'CARGO_TARGET_DIR_RUNNER',
   'GOFLAGS',
+  // Names of the compilers and linkers that build tools run, and their plugin-capable flags.
+  'RUSTC',
+  'RUSTDOC',
+  'CC',
+  'CXX',
+  'CPP',
+  'LD',
+  'AR',
+  'FC',
+  'CGO_CFLAGS',
+  'CGO_CPPFLAGS',
+  'CGO_CXXFLAGS',
+  'CGO_LDFLAGS',
+  'CGO_FFLAGS',
+  'RUSTFLAGS',
+  'RUSTDOCFLAGS',
+  'CARGO_ENCODED_RUSTFLAGS',
+  // Where tools look for per-user configuration (.gitconfig, .npmrc, ...), which can name programs to run.
+  'HOME',
+  'XDG_CONFIG_HOME',
+  'XDG_CONFIG_DIRS',
+  // Where tools read configuration that can name programs: cargo's config, terraform's CLI config and
+  // injected arguments, helm's plugin directory, Go's toolchain switch (which downloads and runs a toolchain).
+  'CARGO_HOME',
+  'TF_CLI_CONFIG_FILE',
+  'TERRAFORM_CONFIG',
+  'TF_PLUGIN_CACHE_DIR',
+  'HELM_PLUGINS',
+  'GOTOOLCHAIN',
+  'GOENV',
+  'SHELL',
+  // glibc loads code from these (iconv modules, locale data).
+  'GCONV_PATH',
+  'LOCPATH',
   'EDITOR',
   'VISUAL',
   'PAGER',
@@ -61,6 +95,8 @@ export const REFUSED_ENV_PREFIXES: readonly string[] = [
   'YARN_',
   'PNPM_',
   'CARGO_TARGET_',
+  'CARGO_BUILD_',
+  'TF_CLI_ARGS',
 ];
 
 /** GIT_* variables that only carry identity or dates, allowed despite the GIT_ prefix rule. */
