@@ -258,6 +258,16 @@ for (const example of examples()) {
 }
 
 /** Every name derives from `fullname`, every reference resolves, and no old name survives. */
+
+/** The workload whose pod template carries every label of `selector`, if any. */
+function workloadSelectedBy(objects: readonly KubeObject[], selector: Json): KubeObject | undefined {
+  return objects.find((w) => {
+    const template = (w['spec'] as Json | undefined)?.['template'] as Json | undefined;
+    const labels = (template?.['metadata'] as Json | undefined)?.['labels'] as Json | undefined;
+    return labels !== undefined && Object.entries(selector).every(([k, v]) => labels[k] === v);
+  });
+}
+
 function assertReferences(
   example: Example,
   objects: readonly KubeObject[],
@@ -293,14 +303,7 @@ function assertReferences(
     const spec1 = o['spec'] as Json | undefined;
     if (o.kind === 'Service') {
       const selector = spec1!['selector'] as Json;
-      const target = objects.find((w) => {
-        const labels = (
-          ((w['spec'] as Json | undefined)?.['template'] as Json | undefined)?.['metadata'] as
-            | Json
-            | undefined
-        )?.['labels'] as Json | undefined;
-        return labels && Object.entries(selector).every(([k, v]) => labels[k] === v);
-      });
+      const target = workloadSelectedBy(objects, selector);
       assert.ok(target, `${id}: selector selects no pods`);
       assert.equal(
         selector['app.kubernetes.io/instance'],
@@ -354,14 +357,7 @@ function assertReferences(
       collect(o['spec']);
       for (const selector of selectors) {
         if (!('app.kubernetes.io/instance' in selector)) continue;
-        const target = objects.find((w) => {
-          const labels = (
-            ((w['spec'] as Json | undefined)?.['template'] as Json | undefined)?.['metadata'] as
-              | Json
-              | undefined
-          )?.['labels'] as Json | undefined;
-          return labels && Object.entries(selector).every(([k, v]) => labels[k] === v);
-        });
+        const target = workloadSelectedBy(objects, selector);
         assert.ok(target, `${id}: podSelector ${JSON.stringify(selector)} selects no pods`);
       }
     }
