@@ -2,7 +2,7 @@
 import { allPodEgress, describeDestination, describePorts } from '../../constructs/src/effective-egress.ts';
 import type { AgentPlan } from '../../constructs/src/plan.ts';
 import { deployedGateways } from '../../constructs/src/plan.ts';
-import type { ChartBuilder } from './generate.ts';
+import type { ChartBuilder } from './chart-builder.ts';
 import { escapeLiteral } from './template-yaml.ts';
 
 export function chartNotes(builder: ChartBuilder, plan: AgentPlan): string {
