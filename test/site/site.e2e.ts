@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { parse } from 'yaml';
 import { schemaFields } from '../../site/scripts/schema-fields.ts';
 import {
@@ -26,6 +27,26 @@ import {
 } from './support.ts';
 
 const skip = browserSkipReason();
+
+/** axe-core's serious and critical violations on the page (axe must already be injected). */
+async function seriousViolations(page: Page): Promise<string[]> {
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: unknown[] }> } })
+      .axe;
+    const result = await axe.run(document);
+    return (
+      result.violations as { id: string; impact: string; help: string; nodes: { target: string[] }[] }[]
+    )
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+            .map((n) => n.target.join(' '))
+            .slice(0, 5)
+            .join(', ')}`,
+      );
+  });
+}
 
 function htmlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -235,23 +256,7 @@ describe('accessibility (axe-core in Chromium)', { skip }, () => {
       await page.goto(`${server.origin}${path}`);
       if (path === '/playground/') await page.locator('toolyard-playground[data-ready="true"]').waitFor();
       await page.addScriptTag({ content: axeSource });
-      const violations = await page.evaluate(async () => {
-        const axe = (
-          window as unknown as { axe: { run(context: Document): Promise<{ violations: unknown[] }> } }
-        ).axe;
-        const result = await axe.run(document);
-        return (
-          result.violations as { id: string; impact: string; help: string; nodes: { target: string[] }[] }[]
-        )
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map(
-            (v) =>
-              `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-                .map((n) => n.target.join(' '))
-                .slice(0, 5)
-                .join(', ')}`,
-          );
-      });
+      const violations = await seriousViolations(page);
       await page.screenshot({ path: join(RESULTS, `site-${name.replace(/\W+/g, '-')}.png`) });
       await page.close();
       assert.deepEqual(violations, []);
@@ -264,15 +269,7 @@ describe('accessibility (axe-core in Chromium)', { skip }, () => {
     await page.goto(`${server.origin}/playground/`);
     await page.locator('toolyard-playground[data-ready="true"]').waitFor();
     await page.addScriptTag({ content: axeSource });
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        window as unknown as { axe: { run(context: Document): Promise<{ violations: unknown[] }> } }
-      ).axe;
-      const result = await axe.run(document);
-      return (result.violations as { id: string; impact: string }[])
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => v.id);
-    });
+    const violations = await seriousViolations(page);
     await page.screenshot({ path: join(RESULTS, 'site-playground-dark.png') });
     await page.close();
     assert.deepEqual(violations, []);
