@@ -11,8 +11,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { BUNDLE_PATH, bundle } from '../toolchain-server/scripts/bundle.ts';
+import { listeningPort } from '../toolchain-server/scripts/listening-port.ts';
 import { SERVER_NODE_FLAGS } from '../toolchain-server/src/launch.ts';
 
 const SPAWN_SAMPLES = 500;
@@ -57,13 +57,7 @@ async function startServer(configPath: string): Promise<Server> {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
   });
-  const lines = createInterface({ input: child.stdout! });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
-    lines.on('line', (line) => {
-      if (line.startsWith('{"event":"listening"')) resolve((JSON.parse(line) as { port: number }).port);
-    });
-  });
+  const port = await listeningPort(child);
   // Ready means /readyz answers 200.
   for (;;) {
     const res = await fetch(`http://127.0.0.1:${port}/readyz`);

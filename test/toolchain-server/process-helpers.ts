@@ -2,8 +2,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { listeningPort } from '../../toolchain-server/scripts/listening-port.ts';
 
 export const SOURCE_ENTRY = fileURLToPath(
   new URL('../../toolchain-server/bin/toolyard-toolchain-server.js', import.meta.url),
@@ -56,23 +56,7 @@ export async function startServerProcess(options: {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 15_000);
-    void exited.then(({ code }) => reject(new Error(`server exited ${code}: ${stderr}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      let event: Record<string, unknown>;
-      try {
-        event = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        return;
-      }
-      lines.push(event);
-      if (event.event === 'listening') {
-        clearTimeout(timer);
-        resolve(event.port as number);
-      }
-    });
-  });
+  const port = await listeningPort(child, { onEvent: (event) => lines.push(event), describe: () => stderr });
   return {
     child,
     port,

@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { listeningPort } from './listening-port.ts';
 
 export const REQUIRED_SCENARIOS = [
   'server-initialize',
@@ -32,23 +32,7 @@ async function startServer(configPath: string): Promise<{ child: ChildProcess; p
   const child = spawn(process.execPath, [mainEntry, '--config', configPath], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const lines = createInterface({ input: child.stdout! });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('server did not report listening within 10 s')), 10_000);
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    lines.on('line', (line) => {
-      try {
-        const event = JSON.parse(line) as { event?: string; port?: number };
-        if (event.event === 'listening' && typeof event.port === 'number') {
-          clearTimeout(timer);
-          resolve(event.port);
-        }
-      } catch {
-        // not JSON
-      }
-    });
-  });
-  lines.on('line', () => {}); // keep draining stdout (audit lines)
+  const port = await listeningPort(child, { timeoutMs: 10_000 });
   return { child, port };
 }
 
