@@ -320,6 +320,8 @@ describe('accessibility (axe-core in Chromium)', { skip }, () => {
       assert.ok(response?.ok() || path === '/404.html', `${path}: HTTP ${response?.status()}`);
     }
     await page.goto(`${server.origin}/`);
+    // The search button is enabled once its script has run; a shortcut pressed before that is lost.
+    await page.locator('button[data-open-modal]:not([disabled])').waitFor();
     await page.keyboard.press('Control+k');
     await page.locator('dialog[open] input').fill('toolchain');
     await page.locator('dialog[open] .pagefind-ui__result').first().waitFor();
