@@ -253,8 +253,8 @@ function checkPaths(plan: AgentPlan): SpecProblem[] {
     if (b.type !== 'custom') {
       problems.push({
         path: at,
-        message: `a ${b.type} backend reads its MCP config from a fixed system location, not from mcpConfigPath`,
-        hint: `remove mcpConfigPath; toolyard mounts it at ${clientConfigLocation(b.type)}`,
+        message: `a backend of type ${b.type} reads its MCP config from ${clientConfigLocation(b.type)}, not from mcpConfigPath`,
+        hint: 'remove mcpConfigPath; only custom backends take it',
       });
       return;
     }

@@ -30,7 +30,7 @@ import { after, before, describe, it } from 'node:test';
 import { renderAgent } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { BUNDLE_PATH } from '../../toolchain-server/scripts/bundle.ts';
-import { cliPaths, requireBackendClis } from './backend-clis.ts';
+import { requireBackendClis } from './backend-clis.ts';
 import { startFakeAnthropic } from './fake-anthropic.ts';
 import { type FakeGateway, startFakeGateway } from './fake-gateway.ts';
 import { startFakeGemini } from './fake-gemini.ts';
@@ -144,7 +144,6 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
   let toolchain: StartedContainer;
   let gateway: FakeGateway;
   let canary: FakeGateway;
-  let clis: ReturnType<typeof cliPaths>;
   let imageMounts: Record<string, string>;
   const toolchainNonce = nonce('toolchain');
   const gatewayNonce = nonce('gateway');
@@ -180,7 +179,6 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
     const reason = canEmulatePods();
     if (reason) throw new Error(reason);
     const cliDir = requireBackendClis();
-    clis = cliPaths(cliDir);
     if (!existsSync(BUNDLE_PATH))
       throw new Error(`no server bundle at ${BUNDLE_PATH}; run: npm run build:server`);
     for (const backend of backends) backend.api = await backend.start(backend.script);
@@ -317,7 +315,9 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
     assert.equal(hardened.code, 0, hardened.stderr);
     const ran = markers(workspace);
     // The same commands with only the workspace declared safe run every planted command: the plants are live.
-    const control = await git(`env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0=${WORKSPACE}`);
+    const control = await git(
+      `env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0=${WORKSPACE}`,
+    );
     assert.equal(control.code, 0, control.stderr);
     const controlRan = markers(workspace);
     for (const name of controlRan) rmSync(join(workspace, name));
