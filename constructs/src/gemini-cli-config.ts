@@ -9,8 +9,8 @@
  * own entries replace same-named ones), no MCP server command, no tool discovery or call command, hooks off,
  * no project `.env`.
  *
- * - Pre-approval: a server's tools are offered in a headless run only when it is `trust`ed; withheld
- *   pre-approval leaves the server out of headless runs.
+ * - Pre-approval: a server's tools are offered in a headless run only when it is `trust`ed, and `mcp.allowed`
+ *   runs them without confirmation; a withheld gateway is neither.
  * - Timeouts: `timeout` (milliseconds) per server.
  */
 
@@ -36,10 +36,21 @@ export function geminiServerEntries(servers: readonly McpServerEntry[]): Record<
   return entries;
 }
 
+/**
+ * `mcp.allowed` is both Gemini CLI's allowlist (no other server connects) and a policy that runs the listed
+ * servers' tools without confirmation, so it names the pre-approved servers only: a withheld gateway is left
+ * out of Gemini CLI altogether. An empty list would mean "no allowlist", so a name no server can have (not a DNS
+ * label) keeps the allowlist in force when no server is pre-approved.
+ */
+export function geminiAllowlist(servers: readonly McpServerEntry[]): string[] {
+  const approved = servers.filter((s) => s.preApproved).map((s) => s.name);
+  return approved.length > 0 ? approved : ['toolyard:none'];
+}
+
 export const geminiCliConfig: ClientConfigFormat = (backend, servers) => {
   const generated: JsonObject = {
     mcpServers: geminiServerEntries(servers),
-    mcp: { allowed: servers.map((s) => s.name), serverCommand: '' },
+    mcp: { allowed: geminiAllowlist(servers), serverCommand: '' },
     tools: { discoveryCommand: '', callCommand: '' },
     hooksConfig: { enabled: false },
     advanced: { ignoreLocalEnv: true },

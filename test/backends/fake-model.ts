@@ -13,8 +13,13 @@ export interface PlannedCall {
   /** Which offered tool to call, e.g. /toolchain-node.*exec_allowed$/. */
   readonly tool: RegExp;
   readonly args: Readonly<Record<string, unknown>>;
-  /** Text the tool result must contain. */
+  /** Text the tool result must contain (for a withheld tool: must not contain). */
   readonly expect: string;
+  /**
+   * A tool the CLI must not run without an approval: it may be missing from the offered tools (then the script
+   * moves on), and if the model calls it, its result must not carry `expect`.
+   */
+  readonly withheld?: boolean;
 }
 
 /** A tool result as the provider format returns it to the model. */
@@ -62,6 +67,8 @@ export class ModelScript {
   /** The tool names offered on the first turn that listed tools. */
   offeredTools: readonly string[] = [];
   turns = 0;
+  /** Withheld planned calls whose tool was not offered at all. */
+  skipped = 0;
   finalText: string;
 
   constructor(plan: readonly PlannedCall[], finalText = 'All planned tool calls returned.') {
@@ -87,9 +94,16 @@ export class ModelScript {
       answered++;
     }
     if (answered < this.calls.length) return { kind: 'text', text: 'The last tool result is missing.' };
-    const next = this.plan[answered];
+    let index = answered + this.skipped;
+    let next = this.plan[index];
+    let tool = next && input.offeredTools.find((name) => next?.tool.test(name));
+    while (next?.withheld && tool === undefined) {
+      this.skipped++;
+      index++;
+      next = this.plan[index];
+      tool = next && input.offeredTools.find((name) => next?.tool.test(name));
+    }
     if (next === undefined) return { kind: 'text', text: this.finalText };
-    const tool = input.offeredTools.find((name) => next.tool.test(name));
     const callId = `toolu_${answered + 1}${Math.random().toString(36).slice(2, 12)}`;
     this.calls.push({ callId, planned: next, tool });
     if (tool === undefined)
@@ -105,7 +119,12 @@ export class ModelScript {
     const out: string[] = [];
     if (this.offeredTools.length === 0) out.push('the CLI offered the model no tools at all');
     this.plan.forEach((planned, index) => {
-      const call = this.calls[index];
+      const call = this.calls.find((c) => c.planned === planned);
+      if (planned.withheld) {
+        if (call?.result?.includes(planned.expect))
+          out.push(`${call.tool}: ran without an approval: ${call.result.slice(0, 200)}`);
+        return;
+      }
       if (!call) out.push(`planned call ${index + 1} (${planned.tool}) was never made`);
       else if (call.tool === undefined)
         out.push(`no offered tool matches ${planned.tool}; offered: ${this.offeredTools.join(', ')}`);
