@@ -132,12 +132,24 @@ describe('Gemini CLI system settings (/etc/gemini-cli/settings.json)', () => {
         },
         github: { type: 'http', url: 'https://mcp.github.example/mcp', trust: false, timeout: 600_000 },
       },
-      mcp: { allowed: ['toolchain-rust', 'kubernetes', 'github'], serverCommand: '' },
+      // github withholds pre-approval: Gemini CLI's allowlist is also its approval list.
+      mcp: { allowed: ['toolchain-rust', 'kubernetes'], serverCommand: '' },
       tools: { discoveryCommand: '', callCommand: '' },
       hooksConfig: { enabled: false },
       advanced: { ignoreLocalEnv: true },
       general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
     });
+  });
+});
+
+describe('Gemini CLI allowlist', () => {
+  it('never empty, which Gemini CLI would read as no allowlist', () => {
+    const onlyWithheld = minimalAgent({
+      backends: [{ name: 'gemini', type: 'gemini', image: { repository: 'g', tag: '1' }, port: 8082 }],
+      gateways: [{ name: 'github', url: 'https://mcp.github.example/mcp', preApproved: false }],
+    });
+    const settings = JSON.parse(mcpClientConfigFiles(planAgent(onlyWithheld))[0]?.content ?? '{}');
+    assert.deepEqual(settings.mcp.allowed, ['toolyard:none']);
   });
 });
 
@@ -287,7 +299,7 @@ describe('backend settings', () => {
       ],
     );
     assert.deepEqual(problems('gemini', { mcp: { allowed: ['*'] } }), [
-      '/spec/backends/0/settings/mcp/allowed: "allowed" is set by toolyard to []',
+      '/spec/backends/0/settings/mcp/allowed: "allowed" is set by toolyard to ["toolyard:none"]',
     ]);
   });
 });
