@@ -86,3 +86,36 @@ describe('helm template stand-in', () => {
     assert.ok(!render(chart({ 'templates/bad.yaml': 'kind: ConfigMap\nmetadata: [\n' })).ok);
   });
 });
+
+describe('helm template stand-in: hooks and capabilities', () => {
+  const dir = chart({
+    'templates/tests/t.yaml':
+      'kind: Pod\nmetadata:\n  name: t\n  annotations:\n    helm.sh/hook: test\n---\nkind: NetworkPolicy\nmetadata:\n  name: tn\n  annotations:\n    helm.sh/hook: "pre-install, test"\n',
+    'templates/hook.yaml':
+      'kind: Job\nmetadata:\n  name: j\n  annotations:\n    helm.sh/hook: post-install\n',
+    'templates/svc.yaml':
+      'kind: Service\nmetadata:\n  name: s\n  labels:\n    os: {{ .Capabilities.APIVersions.Has "security.openshift.io/v1" | quote }}\n',
+  });
+
+  it('prints manifests first, then hooks sorted by kind; --skip-tests leaves out test hooks', () => {
+    const all = render(dir);
+    assert.ok(all.ok, all.stderr);
+    const names = [...all.stdout.matchAll(/^ {2}name: (\w+)$/gm)].map((m) => m[1]);
+    assert.deepEqual(names, ['s', 'tn', 't', 'j']);
+    const skipped = helmTemplate(dir, { release: 'r', namespace: 'n', skipTests: true });
+    assert.deepEqual(
+      [...skipped.stdout.matchAll(/^ {2}name: (\w+)$/gm)].map((m) => m[1]),
+      ['s', 'j'],
+    );
+  });
+
+  it('--api-versions adds to .Capabilities.APIVersions', () => {
+    assert.match(render(dir).stdout, /os: "false"/);
+    const openshift = helmTemplate(dir, {
+      release: 'r',
+      namespace: 'n',
+      apiVersions: ['security.openshift.io/v1'],
+    });
+    assert.match(openshift.stdout, /os: "true"/);
+  });
+});

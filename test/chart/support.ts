@@ -52,6 +52,12 @@ export interface RenderOptions {
   readonly values?: readonly (Record<string, unknown> | string)[];
   readonly strict?: boolean;
   readonly notes?: boolean;
+  /** Leave out test hooks (templates/tests/), as `helm template --skip-tests`. */
+  readonly skipTests?: boolean;
+  /** Extra API versions .Capabilities.APIVersions.Has reports, as `helm template --api-versions`. */
+  readonly apiVersions?: readonly string[];
+  /** Print the merged values as JSON instead of rendering. */
+  readonly printValues?: boolean;
 }
 
 export interface RenderOutcome {
@@ -78,6 +84,9 @@ export function helmTemplate(chartDir: string, options: RenderOptions): RenderOu
   const args = ['--release-name', options.release, '--namespace', options.namespace];
   if (options.strict) args.push('--strict');
   if (options.notes) args.push('--notes');
+  if (options.skipTests) args.push('--skip-tests');
+  if (options.printValues) args.push('--print-values');
+  for (const version of options.apiVersions ?? []) args.push('--api-versions', version);
   const temp = mkdtempSync(join(tmpdir(), 'toolyard-values-'));
   try {
     for (const [index, values] of (options.values ?? []).entries()) {
