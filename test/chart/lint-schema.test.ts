@@ -20,10 +20,14 @@ function validator(schema: Json) {
   return ajv.compile(schema);
 }
 
-/** Every object schema closes its properties and every property has a description. */
+/**
+ * Every object schema closes its properties and every property has a description — except `global`, which
+ * is open so the chart works as a subchart (a parent's globals reach it).
+ */
 function assertClosed(schema: Json, path: string): void {
-  if (schema['type'] === 'object' && schema['properties']) {
-    assert.equal(schema['additionalProperties'], false, `${path}: additionalProperties false`);
+  const types = [schema['type']].flat();
+  if (types.includes('object') && schema['properties']) {
+    assert.equal(schema['additionalProperties'], path === '.global', `${path}: additionalProperties`);
     for (const [key, sub] of Object.entries(schema['properties'] as Json)) {
       assert.ok(typeof (sub as Json)['description'] === 'string', `${path}.${key}: description`);
       assertClosed(sub as Json, `${path}.${key}`);

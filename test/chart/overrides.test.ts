@@ -99,11 +99,15 @@ for (const example of examples()) {
 
     it('global.imageRegistry replaces every registry and touches nothing else', () => {
       const after = render({ global: { imageRegistry: 'mirror.example:5000' } });
-      assertOnly(diff(base, after), /:spec\.template\.spec\.(init)?[cC]ontainers\[\d+\]\.image$/, 'registry');
+      assertOnly(
+        diff(base, after),
+        /:spec\.(template\.spec\.)?(init)?[cC]ontainers\[\d+\]\.image$/,
+        'registry',
+      );
       for (const o of after) {
-        const spec = (o['spec'] as Json | undefined)?.['template'] as Json | undefined;
-        if (!spec) continue;
-        const pod = spec['spec'] as Json;
+        const template = (o['spec'] as Json | undefined)?.['template'] as Json | undefined;
+        const pod = o.kind === 'Pod' ? (o['spec'] as Json) : (template?.['spec'] as Json | undefined);
+        if (!pod) continue;
         for (const c of [
           ...((pod['containers'] as Json[]) ?? []),
           ...((pod['initContainers'] as Json[]) ?? []),
@@ -195,10 +199,12 @@ for (const example of examples()) {
       assert.equal(changes.filter((c) => /:metadata\.labels\.cost-center$/.test(c)).length, base.length);
     });
 
-    it('imagePullSecrets reach every pod spec', () => {
+    it('imagePullSecrets reach every pod spec (the test pod too)', () => {
       const after = render({ imagePullSecrets: [{ name: 'regcred' }] });
       const changes = diff(base, after);
-      assertOnly(changes, /:spec\.template\.spec\.imagePullSecrets/, 'imagePullSecrets');
+      assertOnly(changes, /:spec\.(template\.spec\.)?imagePullSecrets/, 'imagePullSecrets');
+      const pods = after.filter((o) => o.kind === 'Pod' || (o['spec'] as Json | undefined)?.['template']);
+      assert.equal(changes.filter((c) => c.endsWith('imagePullSecrets')).length, pods.length);
     });
 
     const hasNetworkPolicies = base.some((o) => o.kind === 'NetworkPolicy');
@@ -259,11 +265,12 @@ for (const example of examples()) {
 
 /** Every name derives from `fullname`, every reference resolves, and no old name survives. */
 
-/** The workload whose pod template carries every label of `selector`, if any. */
+/** The workload (or the test Pod) whose pod template carries every label of `selector`, if any. */
 function workloadSelectedBy(objects: readonly KubeObject[], selector: Json): KubeObject | undefined {
   return objects.find((w) => {
     const template = (w['spec'] as Json | undefined)?.['template'] as Json | undefined;
-    const labels = (template?.['metadata'] as Json | undefined)?.['labels'] as Json | undefined;
+    const metadata = w.kind === 'Pod' ? w.metadata : (template?.['metadata'] as Json | undefined);
+    const labels = metadata?.['labels'] as Json | undefined;
     return labels !== undefined && Object.entries(selector).every(([k, v]) => labels[k] === v);
   });
 }

@@ -143,6 +143,12 @@ export function withoutHelmLabels(object: KubeObject): KubeObject {
   return walk(object) as KubeObject;
 }
 
+/** A `helm test` hook (templates/tests/): Helm runs it with `helm test`, never on install. */
+export function isTestHook(object: KubeObject): boolean {
+  const annotations = (object.metadata['annotations'] ?? {}) as Record<string, string>;
+  return (annotations['helm.sh/hook'] ?? '').split(',').some((e) => e.trim() === 'test');
+}
+
 export function identity(object: KubeObject): string {
   return `${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`;
 }
