@@ -40,6 +40,16 @@ lands in your shell history.
 `;
 }
 
+function storageLine(plan: AgentPlan): string {
+  const volume = plan.workspace.volume;
+  if (volume.kind === 'claimTemplate') {
+    return '- **Storage**: `agent.persistence.storageClass` and `size` set the workspace claim (`"-"`: no dynamic provisioning); `existingClaim` mounts an existing claim instead (set it at install).';
+  }
+  if (volume.kind === 'existingClaim')
+    return '- **Storage**: `agent.persistence.existingClaim` names the workspace claim.';
+  return '- **Storage**: the workspace is an emptyDir; `agent.persistence.existingClaim` mounts an existing claim instead.';
+}
+
 export function chartReadme(r: ReadmeInput): string {
   return `# ${r.name}
 
@@ -72,6 +82,7 @@ those namespaces (and are left out when the release namespace is one of them).
 ${secretsSection(r)}
 ## Installing elsewhere
 
+${storageLine(r.plan)}
 - **OpenShift**: \`global.compatibility.openshift.adaptSecurityContext\` (\`auto\` by default) leaves
   \`runAsUser\`, \`runAsGroup\` and \`fsGroup\` out of every security context on clusters serving
   \`security.openshift.io/v1\`, so the restricted SCC assigns them.

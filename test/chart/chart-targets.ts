@@ -13,7 +13,7 @@ export { valuesKey } from '../../chart-generator/src/values-refs.ts';
 
 import { generateSpec } from '../support/spec-generator.ts';
 import { helmValues } from './helm-values.ts';
-import { examples, helmTemplate, parseManifests, type RenderOptions, writeChart } from './support.ts';
+import { examples, type RenderOptions, renderChart, writeChart } from './support.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -47,9 +47,7 @@ function target(label: string, rendered: RenderResult, chart: GeneratedChart): C
       return schema(helmValues(defaults, ...files)) ? [] : [...(schema.errors ?? [])];
     },
     render(values = {}, options = {}) {
-      const out = helmTemplate(dir, { release, namespace, values: [values], ...options });
-      if (!out.ok) throw new Error(`helm template failed: ${out.stderr}`);
-      return parseManifests(out.stdout);
+      return renderChart(dir, { release, namespace, values: [values], ...options });
     },
   };
 }

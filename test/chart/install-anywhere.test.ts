@@ -19,7 +19,7 @@ import {
 } from './chart-targets.ts';
 import { helmValues } from './helm-values.ts';
 import { assertOnly, diff, esc } from './object-diff.ts';
-import { helmTemplate, identity, isTestHook, parseManifests } from './support.ts';
+import { helmTemplate, identity, isTestHook, renderChart } from './support.ts';
 
 /** Validates `values` as Helm would, renders them, and returns the objects. */
 function apply(t: ChartTarget, values: Json, options = {}): KubeObject[] {
@@ -427,9 +427,11 @@ for (const t of chartTargets()) {
       assertValid(t, ...files);
       const merged = helmValues(t.defaults, ...files);
       assert.ok(!('runAsUser' in ((merged['agent'] as Json)['podSecurityContext'] as Json)));
-      const out = helmTemplate(t.dir, { release: t.chart.name, namespace: plan.namespace, values: files });
-      assert.ok(out.ok, out.stderr);
-      const viaFiles = parseManifests(out.stdout);
+      const viaFiles = renderChart(t.dir, {
+        release: t.chart.name,
+        namespace: plan.namespace,
+        values: files,
+      });
       const standIn = helmTemplate(t.dir, {
         release: t.chart.name,
         namespace: plan.namespace,

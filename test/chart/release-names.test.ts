@@ -12,7 +12,7 @@ import { Random } from '../support/spec-generator.ts';
 import { chartTargets } from './chart-targets.ts';
 import { lintRendered } from './helm-lint.ts';
 import { assertReferencesResolve } from './references.ts';
-import { helmTemplate, identity, parseManifests } from './support.ts';
+import { helmTemplate, identity, renderChart } from './support.ts';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789-';
 
@@ -58,7 +58,7 @@ for (const t of chartTargets()) {
         const out = helmTemplate(t.dir, { release, namespace: plan.namespace });
         assert.ok(out.ok, out.stderr);
         assert.deepEqual(lintRendered(out.stdout), [], `release ${release}`);
-        const objects = parseManifests(out.stdout);
+        const objects = renderChart(t.dir, { release, namespace: plan.namespace });
         assertUnique(objects, `release ${release}`);
         assertReferencesResolve(objects);
         for (const o of objects) {
@@ -81,7 +81,7 @@ for (const t of chartTargets()) {
     ].filter((n) => n !== plan.namespace);
     for (const namespace of namespaces) {
       it(`installed into ${namespace} (a namespace a gateway's authority names): no object twice, authority kept`, () => {
-        const objects = parseManifests(helmTemplate(t.dir, { release: t.chart.name, namespace }).stdout);
+        const objects = renderChart(t.dir, { release: t.chart.name, namespace });
         assert.ok(objects.length > 0);
         assertUnique(objects, `namespace ${namespace}`);
         assertReferencesResolve(objects);

@@ -58,6 +58,8 @@ export interface RenderOptions {
   readonly apiVersions?: readonly string[];
   /** Print the merged values as JSON instead of rendering. */
   readonly printValues?: boolean;
+  /** Print the objects as a JSON array (YAML converted as Kubernetes converts it) instead of YAML. */
+  readonly json?: boolean;
 }
 
 export interface RenderOutcome {
@@ -86,6 +88,7 @@ export function helmTemplate(chartDir: string, options: RenderOptions): RenderOu
   if (options.notes) args.push('--notes');
   if (options.skipTests) args.push('--skip-tests');
   if (options.printValues) args.push('--print-values');
+  if (options.json) args.push('--json');
   for (const version of options.apiVersions ?? []) args.push('--api-versions', version);
   const temp = mkdtempSync(join(tmpdir(), 'toolyard-values-'));
   try {
@@ -105,7 +108,18 @@ export function helmTemplate(chartDir: string, options: RenderOptions): RenderOu
   }
 }
 
+/**
+ * The objects a chart renders, as the API server would read them: the stand-in converts each document from
+ * YAML to JSON with the library Kubernetes uses (YAML 1.1 booleans and all), and JSON parses fast.
+ */
 export function renderChart(chartDir: string, options: RenderOptions): KubeObject[] {
+  const result = helmTemplate(chartDir, { ...options, json: true });
+  if (!result.ok) throw new Error(`helm template failed: ${result.stderr}`);
+  return (JSON.parse(result.stdout) as (KubeObject | null)[]).filter((o): o is KubeObject => o !== null);
+}
+
+/** The objects as written in the rendered YAML text, keys in the order the templates write them. */
+export function renderChartText(chartDir: string, options: RenderOptions): KubeObject[] {
   const result = helmTemplate(chartDir, options);
   if (!result.ok) throw new Error(`helm template failed: ${result.stderr}`);
   return parseManifests(result.stdout);

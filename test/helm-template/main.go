@@ -4,7 +4,7 @@
 // Usage:
 //
 //	helm-template [--release-name NAME] [--namespace NS] [--strict] [--notes] [--skip-tests]
-//	              [--api-versions GROUP/VERSION]... [--print-values] [-f values.yaml]... CHART_DIR
+//	              [--api-versions GROUP/VERSION]... [--print-values] [--json] [-f values.yaml]... CHART_DIR
 //
 // What it does, as Helm 3 does:
 //   - reads Chart.yaml into .Chart (Name, Version, AppVersion, …), values.yaml, then each -f file in order;
@@ -23,7 +23,9 @@
 //   - splits rendered files into documents, drops empty ones, parses each (invalid YAML is an error, as in
 //     Helm), separates hooks (documents annotated helm.sh/hook) from manifests, sorts each by Helm's install
 //     order of kinds (stable; files in path order) and prints "---\n# Source: <chart>/templates/<file>\n<doc>\n"
-//     for the manifests, then the hooks, leaving out test hooks with --skip-tests (as `helm template`).
+//     for the manifests, then the hooks, leaving out test hooks with --skip-tests (as `helm template`);
+//     --json prints the same documents as one JSON array instead, each converted as Kubernetes' own
+//     sigs.k8s.io/yaml (ghodss/yaml) converts YAML to JSON, so tests see what the API server would.
 //
 // What it does NOT cover: values.schema.json validation (the tests do that with ajv), --set/--set-string/
 // --set-file, subcharts, dependencies and their globals, library charts, .Files, toToml, crds/, running hooks
@@ -73,7 +75,7 @@ func main() {
 }
 
 func run(args []string) error {
-	release, namespace, strict, notes, skipTests, printValues := "release-name", "default", false, false, false, false
+	release, namespace, strict, notes, skipTests, printValues, asJSON := "release-name", "default", false, false, false, false, false
 	var files valueFiles
 	extraAPIVersions := map[string]bool{}
 	var chartDir string
@@ -103,6 +105,8 @@ func run(args []string) error {
 			skipTests = true
 		case "--print-values":
 			printValues = true
+		case "--json":
+			asJSON = true
 		case "--api-versions", "-a":
 			var v string
 			v, err = next()
@@ -305,15 +309,31 @@ func run(args []string) error {
 	}
 	byKind(manifests)
 	byKind(hooks)
-	var w bytes.Buffer
-	for _, m := range manifests {
-		fmt.Fprintf(&w, "---\n# Source: %s\n%s\n", m.source, m.content)
-	}
+	var printed []manifest
+	printed = append(printed, manifests...)
 	for _, m := range hooks {
-		if skipTests && isTestHook(m.hooks) {
-			continue
+		if !(skipTests && isTestHook(m.hooks)) {
+			printed = append(printed, m)
 		}
-		fmt.Fprintf(&w, "---\n# Source: %s\n%s\n", m.source, m.content)
+	}
+	var w bytes.Buffer
+	if asJSON {
+		w.WriteString("[")
+		for i, m := range printed {
+			doc, err := yaml.YAMLToJSON([]byte(m.content))
+			if err != nil {
+				return fmt.Errorf("YAML to JSON in %s: %w", m.source, err)
+			}
+			if i > 0 {
+				w.WriteString(",\n")
+			}
+			w.Write(doc)
+		}
+		w.WriteString("]\n")
+	} else {
+		for _, m := range printed {
+			fmt.Fprintf(&w, "---\n# Source: %s\n%s\n", m.source, m.content)
+		}
 	}
 	_, err = os.Stdout.Write(w.Bytes())
 	return err
