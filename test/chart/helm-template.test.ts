@@ -1,5 +1,6 @@
 /** The `helm template` stand-in behaves as Helm does on the points the proofs rely on. */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -117,5 +118,42 @@ describe('helm template stand-in: hooks and capabilities', () => {
       apiVersions: ['security.openshift.io/v1'],
     });
     assert.match(openshift.stdout, /os: "true"/);
+  });
+});
+
+describe('helm template stand-in: the functions the generated charts use', () => {
+  it('tpl over values (maps via toYaml), dig, omit, concat, sha256sum, ternary, typeIs, kindIs', () => {
+    const dir = chart({
+      'values.yaml':
+        'objs:\n  - kind: ConfigMap\n    metadata: { name: "{{ .Release.Name }}-m" }\n  - "kind: Secret\\nmetadata: { name: {{ .Release.Name }}-s }"\ng: { a: { b: deep } }\nsc: { x: 1, runAsUser: 2 }\n',
+      'templates/objs.yaml':
+        '{{- range .Values.objs }}\n---\n{{ tpl (ternary . (toYaml .) (typeIs "string" .)) $ }}\n{{- end }}\n',
+      'templates/cm.yaml': [
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: cm',
+        'data:',
+        '  dig: {{ dig "a" "b" "none" .Values.g | quote }}',
+        '  missing: {{ dig "a" "zz" "none" .Values.g | quote }}',
+        '  omit: {{ omit .Values.sc "runAsUser" | toJson | quote }}',
+        '  concat: {{ concat (list 1) (list 2 3) | toJson | quote }}',
+        '  hash: {{ "rel-x" | sha256sum | trunc 8 | quote }}',
+        '  kind: {{ kindIs "map" .Values.g | quote }}',
+        '',
+      ].join('\n'),
+    });
+    const out = render(dir);
+    assert.ok(out.ok, out.stderr);
+    assert.match(out.stdout, /kind: ConfigMap\nmetadata:\n {2}name: rel-m/);
+    assert.match(out.stdout, /kind: Secret\nmetadata: \{ name: rel-s \}/);
+    assert.match(out.stdout, /dig: "deep"\n {2}missing: "none"/);
+    assert.match(out.stdout, /omit: "\{\\"x\\":1\}"/);
+    assert.match(out.stdout, /concat: "\[1,2,3\]"/);
+    // sha256sum is the hex digest, as in Helm (sprig).
+    assert.match(
+      out.stdout,
+      new RegExp(`hash: "${createHash('sha256').update('rel-x').digest('hex').slice(0, 8)}"`),
+    );
+    assert.match(out.stdout, /kind: "true"/);
   });
 });
