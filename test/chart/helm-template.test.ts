@@ -144,7 +144,7 @@ describe('helm template stand-in: the functions the generated charts use', () =>
     });
     const out = render(dir);
     assert.ok(out.ok, out.stderr);
-    assert.match(out.stdout, /kind: ConfigMap\nmetadata:\n {2}name: rel-m/);
+    assert.match(out.stdout, /kind: ConfigMap\nmetadata:\n {2}name: 'rel-m'\n/);
     assert.match(out.stdout, /kind: Secret\nmetadata: \{ name: rel-s \}/);
     assert.match(out.stdout, /dig: "deep"\n {2}missing: "none"/);
     assert.match(out.stdout, /omit: "\{\\"x\\":1\}"/);
