@@ -48,7 +48,7 @@ const SCHEDULING: readonly [string, string, Readonly<Record<string, unknown>>, u
  * has it and parity stays byte for byte.
  */
 function sortedEntries(out: Record<string, unknown>): Record<string, unknown> {
-  const bare = (k: string): string => k.replace(/^\u0000/, '');
+  const bare = (k: string): string => (k.startsWith('\u0000') ? k.slice(1) : k);
   return Object.fromEntries(
     Object.entries(out).sort(([a], [b]) => (bare(a) < bare(b) ? -1 : bare(a) > bare(b) ? 1 : 0)),
   );
