@@ -26,6 +26,7 @@ export const describeOutputSchema = z.object({
     maxOutputBytes: z.number(),
     maxConcurrency: z.number(),
     maxQueue: z.number(),
+    maxSessions: z.number(),
   }),
   workspaceRoots: z.array(z.string()),
 });
