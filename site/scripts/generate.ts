@@ -379,6 +379,9 @@ async function examplesGallery(examples: readonly ExampleSpec[]): Promise<void> 
         result.warnings.length > 0
           ? `### Warnings\n\n${result.warnings.map((w) => `- \`${w.path}\`: ${prose(w.message)}`).join('\n')}\n`
           : '',
+        result.acknowledgedWarnings.length > 0
+          ? `### Acknowledged warnings\n\nThe spec accepts these on purpose (\`spec.acknowledgedWarnings\`):\n\n${result.acknowledgedWarnings.map((w) => `- \`${w.path}\`: ${prose(w.message)}\n  **Reason:** ${prose(w.reason)}`).join('\n')}\n`
+          : '',
         '### MCP client configs\n',
         ...mcpClientConfigFiles(result.plan).map(
           (f) =>
