@@ -3,7 +3,7 @@
  * lives until its client deletes it or it has been idle (no request, nothing running) for `idleMs`; when the
  * set is full, a new client is told to come back after the earliest idle session would expire.
  */
-import type { Server as McpSdkServer } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server as McpSdkServer } from '@modelcontextprotocol/server';
 import type { SessionTransport } from './transport.ts';
 
 export interface Session {
