@@ -289,7 +289,7 @@ export class Toolchain {
     };
     const plan = tool.plan(parsed.data as CommonInput, planCtx);
     audit.argv = [plan.command, ...plan.args];
-    const file = this.commands.resolve(plan.command, this.allowedByTool.get(tool.name) ?? new Set());
+    this.commands.assertAllowed(plan.command, this.allowedByTool.get(tool.name) ?? new Set());
     const callerEnv = tool.callerEnv?.(parsed.data as CommonInput);
     if (callerEnv) audit.envNames = Object.keys(callerEnv);
     const env = {
@@ -306,6 +306,8 @@ export class Toolchain {
       posixlyCorrect: env.POSIXLY_CORRECT !== undefined,
     });
     audit.argv = [plan.command, ...args];
+    // The policy decides before availability: a refused argv is refused whether or not the tool is installed.
+    const file = this.commands.pathOf(plan.command);
 
     const release = await this.limiter.acquire(ctx.signal);
     let result: RunResult;
