@@ -64,10 +64,14 @@ export class CommandTable {
       );
     }
     if (!this.commands.has(requested) || !allowedNames.has(requested)) {
-      throw new ToolError('TOOLYARD_COMMAND_NOT_ALLOWED', `${JSON.stringify(requested)} is not an allowed command.`, {
-        rule: 'command-allowlist',
-        allowed: allowedList,
-      });
+      throw new ToolError(
+        'TOOLYARD_COMMAND_NOT_ALLOWED',
+        `${JSON.stringify(requested)} is not an allowed command.`,
+        {
+          rule: 'command-allowlist',
+          allowed: allowedList,
+        },
+      );
     }
   }
 
