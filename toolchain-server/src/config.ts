@@ -93,15 +93,15 @@ export const authSchema = z
   .object({
     /** A file holding the bearer token (a mounted Secret), read once at start. */
     bearerTokenFile: z.string().startsWith('/', 'must be an absolute path'),
-    bearerTokenEnv: z
-      .never({
-        error:
-          'removed: a token in the server environment reaches every child through /proc/<pid>/environ; mount it as a file and set bearerTokenFile',
-      })
-      .optional(),
   })
   .strict()
   .optional();
+
+/** Fields that existed once, with why they are gone; a config that still has one is told so. */
+const REMOVED_FIELDS: Readonly<Record<string, string>> = {
+  '/auth/bearerTokenEnv':
+    'removed: a token in the server environment reaches every child through /proc/<pid>/environ; mount it as a file and set bearerTokenFile',
+};
 
 export const toolchainServerConfigSchema = z
   .object({
@@ -145,9 +145,17 @@ export function parseToolchainServerConfig(value: unknown): ConfigParseResult {
   if (result.success) return { ok: true, config: result.data };
   return {
     ok: false,
-    issues: result.error.issues.map((issue) => ({
-      path: `/${issue.path.map(String).join('/')}`,
-      message: issue.message,
-    })),
+    issues: result.error.issues.flatMap((issue) => {
+      const path = `/${issue.path.map(String).join('/')}`;
+      if (issue.code === 'unrecognized_keys') {
+        const removed = issue.keys.filter((key) => REMOVED_FIELDS[`${path === '/' ? '' : path}/${key}`]);
+        if (removed.length > 0)
+          return removed.map((key) => {
+            const field = `${path === '/' ? '' : path}/${key}`;
+            return { path: field, message: REMOVED_FIELDS[field]! };
+          });
+      }
+      return [{ path, message: issue.message }];
+    }),
   };
 }
