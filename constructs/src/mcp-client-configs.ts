@@ -85,6 +85,7 @@ export function mcpServerEntries(plan: AgentPlan): McpServerEntry[] {
       name: t.serverName,
       url: `http://127.0.0.1:${t.port}/mcp`,
       kind: 'toolchain' as const,
+      ...(t.auth ? { tokenEnv: t.auth.backendEnv } : {}),
       preApproved: true,
       toolTimeoutSeconds: t.limits.maxTimeoutSeconds + CLIENT_TIMEOUT_MARGIN_SECONDS,
     })),
