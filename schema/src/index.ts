@@ -3,6 +3,7 @@ export type * from './types.generated.ts';
 export {
   agentSchema,
   isValidAgentDocument,
+  type JsonSchemaDocument,
   joinPointer,
   type SpecProblem,
   splitPointer,

@@ -3,8 +3,20 @@
  * Isomorphic: no Node APIs, so the browser playground runs the same checks.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import agentSchema from '../agent.schema.json' with { type: 'json' };
+import agentSchemaJson from '../agent.schema.json' with { type: 'json' };
 import type { ToolyardAgent } from './types.generated.ts';
+
+/** A JSON Schema document (draft-07), as ajv and editors read it. */
+export interface JsonSchemaDocument {
+  readonly [keyword: string]: unknown;
+}
+
+/**
+ * The Agent JSON Schema (`schema/agent.schema.json`, also exported as `toolyard/schema/agent.json`). Typed as a
+ * plain document so that the published declarations import no JSON: TypeScript apps need neither
+ * `resolveJsonModule` nor an import attribute to use it.
+ */
+export const agentSchema: JsonSchemaDocument = agentSchemaJson;
 
 /** One problem in a spec, addressed by a JSON Pointer into the document. */
 export interface SpecProblem {
@@ -15,8 +27,6 @@ export interface SpecProblem {
   /** What to do about it, when there is something more specific to say. */
   readonly hint?: string;
 }
-
-export { agentSchema };
 
 let compiled: ValidateFunction<ToolyardAgent> | undefined;
 
