@@ -65,6 +65,7 @@ export default defineConfig({
           items: [
             { slug: 'guides/gitops-cdk8s' },
             { slug: 'guides/helm-chart' },
+            { slug: 'guides/backend-images' },
             { slug: 'guides/bring-your-own-toolchain-image' },
             { slug: 'guides/security-model' },
             { slug: 'guides/network-model' },

@@ -1,4 +1,8 @@
-/** `toolyard` command dispatch. Each command returns its exit code: 0 ok, 1 invalid input, 2 usage. */
+/**
+ * `toolyard` command dispatch. Each command returns its exit code: 0 ok, 1 invalid input, 2 usage.
+ * Run directly (`node cli/src/main.ts …`, which `npm run toolyard -- …` does) it is the CLI itself.
+ */
+import { closestMatch } from '../../schema/src/suggest.ts';
 import { chartCommand, chartUsage } from './commands/chart.ts';
 import { explainCommand, explainUsage } from './commands/explain.ts';
 import { synthCommand, synthUsage } from './commands/synth.ts';
@@ -50,9 +54,11 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     io.stdout(generalUsage());
     return 0;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
-    io.stderr(`toolyard: unknown command "${name}"\n\n${generalUsage()}`);
+    const suggestion = closestMatch(name, Object.keys(COMMANDS));
+    const hint = suggestion ? `; did you mean "${suggestion}"?` : '';
+    io.stderr(`toolyard: unknown command "${name}"${hint}\n\n${generalUsage()}`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -63,9 +69,20 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr(`toolyard ${name}: ${(error as Error).message}\n\n${command.usage}`);
+      io.stderr(`toolyard ${name}: ${usageMessage(error as Error, command)}\n\n${command.usage}`);
       return 2;
     }
     throw error;
   }
 }
+
+/** node:util's parseArgs explains an unknown option at length; say it briefly, with a suggestion. */
+function usageMessage(error: Error, command: Command): string {
+  if ((error as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return error.message;
+  const option = /'(-[^']*)'/.exec(error.message)?.[1] ?? '';
+  const documented = [...new Set(command.usage.match(/--[a-z][a-z-]*/g) ?? [])];
+  const suggestion = option.startsWith('--') ? closestMatch(option, documented) : undefined;
+  return `unknown option "${option}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
+}
+
+if (import.meta.main) process.exitCode = await main(process.argv.slice(2));

@@ -2,15 +2,18 @@
 import { readFile } from 'node:fs/promises';
 import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
 import type { LoadedSpec, SpecError } from '../../schema/src/load.ts';
+import { specFiles } from './spec-files.ts';
 
 export interface ReadSpecsResult {
   readonly specs: readonly LoadedSpec[];
   readonly errors: readonly SpecError[];
 }
 
-export async function readSpecs(files: readonly string[]): Promise<ReadSpecsResult> {
+/** Reads and checks the specs behind command-line paths (files, or directories searched for specs). */
+export async function readSpecs(paths: readonly string[]): Promise<ReadSpecsResult> {
   const specs: LoadedSpec[] = [];
-  const errors: SpecError[] = [];
+  const { files, errors: pathErrors } = await specFiles(paths);
+  const errors: SpecError[] = [...pathErrors];
   for (const file of files) {
     let text: string;
     try {

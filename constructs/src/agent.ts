@@ -1,17 +1,17 @@
 import * as plus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import type { AgentMetadata, AgentSpec, ToolyardAgent } from '../../schema/src/types.generated.ts';
-import { validateAgentDocument } from '../../schema/src/validator.ts';
 import { AgentSpecError } from './agent-spec-error.ts';
 import { AgentWorkload, SERVER_BUNDLE_VOLUME } from './agent-workload.ts';
-import { egressWarnings, type RenderWarning } from './effective-egress.ts';
+import { checkAgentDocument } from './check-agent.ts';
+import type { RenderWarning } from './effective-egress.ts';
 import { KubernetesAccess } from './kubernetes-access.ts';
 import { McpClientConfigMap } from './mcp-client-config-map.ts';
 import { McpGateway } from './mcp-gateway.ts';
 import { AgentNetworkPolicies } from './network-policies.ts';
 import { type AgentPlan, deployedGateways, planAgent } from './plan.ts';
-import { checkAgentPlan } from './semantic-checks.ts';
 import { ToolchainSidecar } from './toolchain-sidecar.ts';
+import { type AcknowledgedWarning, agentWarnings } from './warnings.ts';
 
 export interface AgentProps {
   /** The agent's identity: name, namespace, extra labels and annotations. */
@@ -32,6 +32,8 @@ export class Agent extends Construct {
   readonly plan: AgentPlan;
   /** Things that render but deserve attention, e.g. a toolchain sharing more egress than it asked for. */
   readonly warnings: readonly RenderWarning[];
+  /** Warnings the spec accepts on purpose (`spec.acknowledgedWarnings`), with their reasons. */
+  readonly acknowledgedWarnings: readonly AcknowledgedWarning[];
   readonly serviceAccount: plus.ServiceAccount;
   readonly workload: AgentWorkload;
   readonly toolchains: readonly ToolchainSidecar[];
@@ -47,16 +49,15 @@ export class Agent extends Construct {
       metadata: props.metadata,
       spec: props.spec,
     };
-    const schemaProblems = validateAgentDocument(document);
-    const name = String(props.metadata?.name);
-    if (schemaProblems.length > 0) throw new AgentSpecError(name, schemaProblems);
-    const plan = planAgent(document);
-    const problems = checkAgentPlan(plan);
-    if (problems.length > 0) throw new AgentSpecError(name, problems);
+    const checked = checkAgentDocument(document);
+    if (!checked.ok) throw new AgentSpecError(String(props.metadata?.name), checked.problems);
+    const plan = planAgent(checked.agent);
 
     super(scope, id);
     this.plan = plan;
-    this.warnings = egressWarnings(plan);
+    const { warnings, acknowledged } = agentWarnings(plan);
+    this.warnings = warnings;
+    this.acknowledgedWarnings = acknowledged;
     const names = plan.names;
     const labels = names.labels('agent', plan.labels);
     const saAnnotations = { ...plan.annotations, ...plan.serviceAccountAnnotations };

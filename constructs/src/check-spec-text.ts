@@ -1,21 +1,27 @@
 /** Spec text → checked agents: the schema and the semantic checks, every problem located at `file:line`. */
-import { type LoadedSpec, loadSpecText, type SpecError } from '../../schema/src/load.ts';
-import { planAgent } from './plan.ts';
-import { checkAgentPlan } from './semantic-checks.ts';
+import {
+  type LoadedSpec,
+  locate,
+  parseSpecDocuments,
+  type SpecError,
+  sortByLine,
+} from '../../schema/src/load.ts';
+import { checkAgentDocument } from './check-agent.ts';
 
 export type CheckResult =
   | { readonly ok: true; readonly specs: readonly LoadedSpec[] }
   | { readonly ok: false; readonly errors: readonly SpecError[] };
 
 export function checkSpecText(text: string, file: string): CheckResult {
-  const loaded = loadSpecText(text, file);
-  if (!loaded.ok) return loaded;
+  const parsed = parseSpecDocuments(text, file);
+  if (!parsed.ok) return parsed;
   const errors: SpecError[] = [];
-  for (const spec of loaded.specs) {
-    for (const problem of checkAgentPlan(planAgent(spec.agent))) {
-      errors.push({ ...problem, file, line: spec.lineOf(problem.path) });
-    }
+  const specs: LoadedSpec[] = [];
+  for (const doc of parsed.documents) {
+    const checked = checkAgentDocument(doc.value);
+    if (checked.ok) specs.push({ file, agent: checked.agent, lineOf: doc.lineOf });
+    else errors.push(...checked.problems.map((problem) => locate(problem, doc, file)));
   }
-  if (errors.length > 0) return { ok: false, errors: errors.sort((a, b) => a.line - b.line) };
-  return loaded;
+  if (errors.length > 0) return { ok: false, errors: sortByLine(errors) };
+  return { ok: true, specs };
 }

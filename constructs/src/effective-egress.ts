@@ -38,7 +38,14 @@ export interface PodEgress {
   readonly grants: readonly EgressGrant[];
 }
 
+/** Codes of the warnings a spec can acknowledge (`spec.acknowledgedWarnings[].warning`). */
+export type AcknowledgeableWarning = 'shared-egress' | 'unreachable-gateway' | 'network-policies-disabled';
+
+/** Something that renders but deserves attention. */
 export interface RenderWarning {
+  readonly code: AcknowledgeableWarning | 'stale-acknowledgement';
+  /** The toolchain or gateway the warning is about, for codes that name one. */
+  readonly subject?: string;
   readonly path: string;
   readonly message: string;
 }
@@ -151,6 +158,7 @@ export function egressWarnings(plan: AgentPlan): RenderWarning[] {
   if (!plan.network.enabled) {
     return [
       {
+        code: 'network-policies-disabled',
         path: '/spec/networkPolicy/enabled',
         message: 'NetworkPolicies are disabled: every generated pod has unrestricted ingress and egress',
       },
@@ -171,6 +179,8 @@ export function egressWarnings(plan: AgentPlan): RenderWarning[] {
       )
       .join('; ');
     warnings.push({
+      code: 'shared-egress',
+      subject: toolchain.name,
       path: `/spec/toolchains/${index}/network/egress`,
       message:
         `toolchain "${toolchain.name}" asks for egress "${toolchain.egress}" but shares pod "${pod.pod}", ` +
@@ -184,6 +194,8 @@ export function egressWarnings(plan: AgentPlan): RenderWarning[] {
       plan.network.modelEgress.ports.includes(port) && plan.network.modelEgress.cidrs.includes('0.0.0.0/0');
     if (!covered) {
       warnings.push({
+        code: 'unreachable-gateway',
+        subject: gateway.name,
         path: `/spec/gateways/${index}/egress`,
         message: `external gateway "${gateway.name}" (${host}:${port}) is reachable by no egress rule of pod "${pod.pod}": declare its CIDRs and port in gateways[${index}].egress`,
       });

@@ -2,8 +2,10 @@
 export { Agent, type AgentProps } from './agent.ts';
 export { AgentSpecError } from './agent-spec-error.ts';
 export { AgentWorkload, type AgentWorkloadProps, CONFIG_HASH_ANNOTATION } from './agent-workload.ts';
+export { type AgentCheck, checkAgentDocument } from './check-agent.ts';
 export { type CheckResult, checkSpecText } from './check-spec-text.ts';
 export {
+  type AcknowledgeableWarning,
   agentPodEgress,
   allPodEgress,
   describeDestination,
@@ -54,3 +56,4 @@ export { PRESET_COMMANDS, type Route, type RouteCandidate, routeCommand } from '
 export { checkAgentPlan } from './semantic-checks.ts';
 export { toolchainServerConfig, toolchainServerConfigJson } from './toolchain-config.ts';
 export { ToolchainSidecar, type ToolchainSidecarProps } from './toolchain-sidecar.ts';
+export { type AcknowledgedWarning, type AgentWarnings, agentWarnings } from './warnings.ts';

@@ -15,6 +15,7 @@ import type {
 } from '../../schema/src/types.generated.ts';
 import type { ToolMode, ToolPreset } from '../../toolchain-server/src/config.ts';
 import * as D from './defaults.ts';
+import type { AcknowledgeableWarning } from './effective-egress.ts';
 import {
   AgentNames,
   gatewayTokenEnv,
@@ -134,6 +135,16 @@ export interface PlannedNetwork {
   readonly agentIngressFrom: readonly { readonly namespace?: string; readonly podLabels: Labels }[];
 }
 
+/** A render warning the spec accepts on purpose (`spec.acknowledgedWarnings[]`). */
+export interface PlannedAcknowledgement {
+  readonly warning: AcknowledgeableWarning;
+  /** The toolchain or gateway it names, if its warning is about one. */
+  readonly subject?: string;
+  readonly reason: string;
+  /** Where it is in the spec, e.g. `/spec/acknowledgedWarnings/0`. */
+  readonly path: string;
+}
+
 export interface AgentPlan {
   readonly names: AgentNames;
   readonly name: string;
@@ -149,6 +160,7 @@ export interface AgentPlan {
   readonly toolchainServerImage: PlannedImage;
   readonly serviceAccountAnnotations: Labels;
   readonly imagePullSecrets: readonly string[];
+  readonly acknowledgements: readonly PlannedAcknowledgement[];
 }
 
 /** Builds the plan of a schema-valid agent document. */
@@ -191,6 +203,20 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
     toolchainServerImage: planImage(spec.toolchainServer?.image ?? D.DEFAULT_TOOLCHAIN_SERVER_IMAGE),
     serviceAccountAnnotations: definedEntries(spec.serviceAccount?.annotations),
     imagePullSecrets: spec.imagePullSecrets ?? [],
+    acknowledgements: (spec.acknowledgedWarnings ?? []).map((ack, index) => {
+      const subject =
+        ack.warning === 'shared-egress'
+          ? ack.toolchain
+          : ack.warning === 'unreachable-gateway'
+            ? ack.gateway
+            : undefined;
+      return {
+        warning: ack.warning,
+        ...(subject !== undefined ? { subject } : {}),
+        reason: ack.reason,
+        path: `/spec/acknowledgedWarnings/${index}`,
+      };
+    }),
   };
 }
 

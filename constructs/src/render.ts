@@ -7,6 +7,7 @@ import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { Agent } from './agent.ts';
 import type { RenderWarning } from './effective-egress.ts';
 import type { AgentPlan } from './plan.ts';
+import type { AcknowledgedWarning } from './warnings.ts';
 
 /** A rendered Kubernetes object, as plain JSON. */
 export interface KubeObject {
@@ -20,6 +21,8 @@ export interface RenderResult {
   readonly plan: AgentPlan;
   readonly objects: readonly KubeObject[];
   readonly warnings: readonly RenderWarning[];
+  /** Warnings the spec accepts on purpose, with their reasons; not printed as warnings. */
+  readonly acknowledgedWarnings: readonly AcknowledgedWarning[];
 }
 
 /** Renders one agent. Throws `AgentSpecError` with every problem when the spec is invalid. */
@@ -29,7 +32,12 @@ export function renderAgent(agent: ToolyardAgent): RenderResult {
   const chart = new Chart(app, agent.metadata.name, { disableResourceNameHashes: true });
   const construct = new Agent(chart, 'agent', { metadata: agent.metadata, spec: agent.spec });
   const objects = chart.toJson() as KubeObject[];
-  return { plan: construct.plan, objects, warnings: construct.warnings };
+  return {
+    plan: construct.plan,
+    objects,
+    warnings: construct.warnings,
+    acknowledgedWarnings: construct.acknowledgedWarnings,
+  };
 }
 
 /**

@@ -21,7 +21,34 @@ export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
     ...checkGatewayUrls(plan),
     ...checkEnv(plan),
     ...checkPortNames(plan),
+    ...checkAcknowledgements(plan),
   ];
+}
+
+/** An acknowledgement must name a toolchain or gateway of this spec, once. */
+function checkAcknowledgements(plan: AgentPlan): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  const seen = new Set<string>();
+  for (const ack of plan.acknowledgements) {
+    const key = `${ack.warning}\u0000${ack.subject ?? ''}`;
+    if (seen.has(key)) {
+      problems.push({ path: ack.path, message: `acknowledges the same "${ack.warning}" warning twice` });
+    }
+    seen.add(key);
+    if (ack.subject === undefined) continue;
+    const [field, names] =
+      ack.warning === 'shared-egress'
+        ? ['toolchain', plan.toolchains.map((t) => t.name)]
+        : ['gateway', plan.gateways.map((g) => g.name)];
+    if (!names.includes(ack.subject)) {
+      problems.push({
+        path: `${ack.path}/${field}`,
+        message: `no ${field} "${ack.subject}" in this spec`,
+        hint: names.length > 0 ? `${field}s: ${names.join(', ')}` : `this spec has no ${field}`,
+      });
+    }
+  }
+  return problems;
 }
 
 function checkPortNames(plan: AgentPlan): SpecProblem[] {

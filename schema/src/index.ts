@@ -1,9 +1,9 @@
 export { formatSpecError, type LoadedSpec, type LoadResult, loadSpecText, type SpecError } from './load.ts';
+export type { JsonSchema } from './json-schema.ts';
 export type * from './types.generated.ts';
 export {
   agentSchema,
   isValidAgentDocument,
-  type JsonSchemaDocument,
   joinPointer,
   type SpecProblem,
   splitPointer,

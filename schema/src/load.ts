@@ -25,19 +25,29 @@ export type LoadResult =
   | { readonly ok: true; readonly specs: readonly LoadedSpec[] }
   | { readonly ok: false; readonly errors: readonly SpecError[] };
 
-/** Parses and schema-validates every document in `text`. All problems of all documents are reported. */
-export function loadSpecText(text: string, file: string): LoadResult {
+/** One parsed YAML document of a spec file, not yet validated. */
+export interface SpecDocument {
+  readonly value: unknown;
+  /** `[document 2] ` in a file of several documents, else empty: put before every message about it. */
+  readonly prefix: string;
+  lineOf(pointer: string): number;
+}
+
+export type ParseResult =
+  | { readonly ok: true; readonly documents: readonly SpecDocument[] }
+  | { readonly ok: false; readonly errors: readonly SpecError[] };
+
+/** Parses every document in `text`; YAML errors of any document fail the whole file. */
+export function parseSpecDocuments(text: string, file: string): ParseResult {
   const lineCounter = new LineCounter();
-  const documents = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  if (!Array.isArray(documents)) {
+  const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (!Array.isArray(parsed)) {
     return {
       ok: false,
       errors: [{ file, line: 1, path: '/', message: 'expected at least one YAML document' }],
     };
   }
-  const errors: SpecError[] = [];
-  const specs: LoadedSpec[] = [];
-  const nonEmpty = documents.filter((doc) => doc.contents !== null || doc.errors.length > 0);
+  const nonEmpty = parsed.filter((doc) => doc.contents !== null || doc.errors.length > 0);
   if (nonEmpty.length === 0) {
     return {
       ok: false,
@@ -52,33 +62,53 @@ export function loadSpecText(text: string, file: string): LoadResult {
       ],
     };
   }
-  for (const doc of nonEmpty) {
-    const prefix = nonEmpty.length > 1 ? `[document ${nonEmpty.indexOf(doc) + 1}] ` : '';
-    if (doc.errors.length > 0) {
-      for (const error of doc.errors) {
-        const line = error.linePos?.[0]?.line ?? lineCounter.linePos(error.pos[0]).line;
-        errors.push({
-          file,
-          line,
-          path: '/',
-          message: `${prefix}invalid YAML: ${error.message.split('\n')[0]}`,
-        });
-      }
-      continue;
+  const errors: SpecError[] = [];
+  const documents: SpecDocument[] = [];
+  for (const [index, doc] of nonEmpty.entries()) {
+    const prefix = nonEmpty.length > 1 ? `[document ${index + 1}] ` : '';
+    for (const error of doc.errors) {
+      const line = error.linePos?.[0]?.line ?? lineCounter.linePos(error.pos[0]).line;
+      errors.push({
+        file,
+        line,
+        path: '/',
+        message: `${prefix}invalid YAML: ${error.message.split('\n')[0]}`,
+      });
     }
-    const value: unknown = doc.toJS({ maxAliasCount: 100 });
-    const lineOf = (pointer: string) => lineOfPointer(doc, lineCounter, pointer);
-    const problems = validateAgentDocument(value);
-    if (problems.length > 0) {
-      for (const problem of problems) {
-        errors.push({ ...problem, file, line: lineOf(problem.path), message: prefix + problem.message });
-      }
-      continue;
-    }
-    specs.push({ file, agent: value as ToolyardAgent, lineOf });
+    if (doc.errors.length > 0) continue;
+    documents.push({
+      value: doc.toJS({ maxAliasCount: 100 }),
+      prefix,
+      lineOf: (pointer: string) => lineOfPointer(doc, lineCounter, pointer),
+    });
   }
-  if (errors.length > 0) return { ok: false, errors: errors.sort((a, b) => a.line - b.line) };
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, documents };
+}
+
+/** Parses and schema-validates every document in `text`. All problems of all documents are reported. */
+export function loadSpecText(text: string, file: string): LoadResult {
+  const parsed = parseSpecDocuments(text, file);
+  if (!parsed.ok) return parsed;
+  const errors: SpecError[] = [];
+  const specs: LoadedSpec[] = [];
+  for (const doc of parsed.documents) {
+    const problems = validateAgentDocument(doc.value);
+    for (const problem of problems) errors.push(locate(problem, doc, file));
+    if (problems.length === 0) specs.push({ file, agent: doc.value as ToolyardAgent, lineOf: doc.lineOf });
+  }
+  if (errors.length > 0) return { ok: false, errors: sortByLine(errors) };
   return { ok: true, specs };
+}
+
+/** A problem of a document, located in its file. */
+export function locate(problem: SpecProblem, doc: SpecDocument, file: string): SpecError {
+  return { ...problem, file, line: doc.lineOf(problem.path), message: doc.prefix + problem.message };
+}
+
+/** Errors in file order (stable: problems on one line keep their order). */
+export function sortByLine(errors: readonly SpecError[]): SpecError[] {
+  return [...errors].sort((a, b) => a.line - b.line);
 }
 
 function lineOfPointer(doc: Document, lineCounter: LineCounter, pointer: string): number {

@@ -32,6 +32,13 @@ export type Port = number;
  */
 export type DnsSubdomain = string;
 /**
+ * One render warning accepted on purpose. `shared-egress` names its `toolchain`, `unreachable-gateway` its `gateway`; `network-policies-disabled` names nothing.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "WarningAcknowledgement".
+ */
+export type WarningAcknowledgement = WarningAcknowledgement1;
+/**
  * `read-only`: get/list/watch on workload, networking and config kinds, never Secrets. `namespace-write`: read-only plus bounded writes; never Secrets, RBAC, pods/exec, escalate/bind/impersonate.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
@@ -135,6 +142,10 @@ export interface AgentSpec {
    * Secrets (by name, in the agent namespace) used to pull every generated pod's images from private registries.
    */
   imagePullSecrets?: DnsSubdomain[];
+  /**
+   * Render warnings accepted on purpose, each with its reason. An acknowledged warning is no longer printed as a warning: `toolyard explain` and the playground list it with the reason, and an acknowledgement that matches no warning is itself a warning.
+   */
+  acknowledgedWarnings?: WarningAcknowledgement[];
 }
 /**
  * The shared source tree, mounted into every backend and toolchain container at the same path.
@@ -528,6 +539,24 @@ export interface ServiceAccountSettings {
  */
 export interface StringMap6 {
   [k: string]: string | undefined;
+}
+export interface WarningAcknowledgement1 {
+  /**
+   * The warning's code: `shared-egress` (a toolchain shares more egress than it asked for, because NetworkPolicy selects pods), `unreachable-gateway` (no egress rule covers an external gateway's URL), `network-policies-disabled`.
+   */
+  warning: 'shared-egress' | 'unreachable-gateway' | 'network-policies-disabled';
+  /**
+   * The toolchain a `shared-egress` warning is about.
+   */
+  toolchain?: string;
+  /**
+   * The gateway an `unreachable-gateway` warning is about.
+   */
+  gateway?: string;
+  /**
+   * Why the warning is accepted, for reviewers of the spec.
+   */
+  reason: string;
 }
 /**
  * A gateway toolyard deploys: Deployment, Service, ServiceAccount and, with `authority.kubernetes`, a preset Role per namespace.

@@ -2,21 +2,12 @@
  * JSON Schema validation of Agent specs with ajv, turned into friendly, path-addressed problems.
  * Isomorphic: no Node APIs, so the browser playground runs the same checks.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import agentSchemaJson from '../agent.schema.json' with { type: 'json' };
+import { agentValidator } from './agent-validator.ts';
+import { type JsonSchema, propertiesOf, schemaNodesAt, titleOf } from './json-schema.ts';
+import { closestMatch } from './suggest.ts';
 import type { ToolyardAgent } from './types.generated.ts';
-
-/** A JSON Schema document (draft-07), as ajv and editors read it. */
-export interface JsonSchemaDocument {
-  readonly [keyword: string]: unknown;
-}
-
-/**
- * The Agent JSON Schema (`schema/agent.schema.json`, also exported as `toolyard/schema/agent.json`). Typed as a
- * plain document so that the published declarations import no JSON: TypeScript apps need neither
- * `resolveJsonModule` nor an import attribute to use it.
- */
-export const agentSchema: JsonSchemaDocument = agentSchemaJson;
 
 /** One problem in a spec, addressed by a JSON Pointer into the document. */
 export interface SpecProblem {
@@ -28,33 +19,26 @@ export interface SpecProblem {
   readonly hint?: string;
 }
 
-let compiled: ValidateFunction<ToolyardAgent> | undefined;
+/**
+ * The Agent JSON Schema (`schema/agent.schema.json`, also exported as `toolyard/schema/agent.json`), typed as a
+ * schema document so that the published declarations import no JSON: TypeScript apps need neither
+ * `resolveJsonModule` nor an import attribute to use it.
+ */
+export const agentSchema: JsonSchema = agentSchemaJson as JsonSchema;
 
-function validator(): ValidateFunction<ToolyardAgent> {
-  if (compiled === undefined) {
-    const ajv = new Ajv({
-      allErrors: true,
-      strict: true,
-      strictRequired: false,
-      strictTypes: false,
-      verbose: true,
-    });
-    // json-schema-to-typescript's annotation for union types; meaningless to validation.
-    ajv.addKeyword({ keyword: 'tsType', schemaType: 'string' });
-    compiled = ajv.compile<ToolyardAgent>(agentSchema);
-  }
-  return compiled as ValidateFunction<ToolyardAgent>;
+/** ajv's own errors for a document (none when it is valid). */
+export function schemaErrors(value: unknown): readonly ErrorObject[] {
+  const validate = agentValidator();
+  return validate(value) ? [] : (validate.errors ?? []);
 }
 
 /** Validates a decoded document against the Agent schema. */
 export function validateAgentDocument(value: unknown): readonly SpecProblem[] {
-  const validate = validator();
-  if (validate(value)) return [];
-  return friendlyProblems(validate.errors ?? [], value);
+  return friendlyProblems(schemaErrors(value), value);
 }
 
 export function isValidAgentDocument(value: unknown): value is ToolyardAgent {
-  return validator()(value);
+  return agentValidator()(value);
 }
 
 const REQUIRED_HINTS: readonly { field: string; parent: RegExp; hint: string }[] = [
@@ -63,6 +47,16 @@ const REQUIRED_HINTS: readonly { field: string; parent: RegExp; hint: string }[]
     field: 'image',
     parent: /^\/spec\/gateways\/\d+$/,
     hint: 'a gateway is either deployed (image and port) or an existing one referenced by url',
+  },
+  {
+    field: 'toolchain',
+    parent: /^\/spec\/acknowledgedWarnings\/\d+$/,
+    hint: 'a "shared-egress" acknowledgement names the toolchain it accepts the warning for',
+  },
+  {
+    field: 'gateway',
+    parent: /^\/spec\/acknowledgedWarnings\/\d+$/,
+    hint: 'an "unreachable-gateway" acknowledgement names the gateway it accepts the warning for',
   },
 ];
 
@@ -77,7 +71,7 @@ const PATTERN_HINTS: Record<string, string> = {
   '^sha256:[a-f0-9]{64}$': 'use a digest of the form sha256:<64 hex characters>',
 };
 
-function friendlyProblems(errors: readonly ErrorObject[], root: unknown): SpecProblem[] {
+export function friendlyProblems(errors: readonly ErrorObject[], root: unknown): SpecProblem[] {
   const problems: SpecProblem[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
@@ -98,9 +92,12 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
   switch (error.keyword) {
     case 'additionalProperties': {
       const field = String(params['additionalProperty']);
-      const allowed = allowedProperties(error);
-      const suggestion = closest(field, allowed);
-      const where = (error.parentSchema as { title?: string } | undefined)?.title;
+      const nodes = schemaNodesAt(agentSchema as JsonSchema, root, splitPointer(error.instancePath));
+      const allowed = [...propertiesOf(agentSchema as JsonSchema, nodes).keys()].filter(
+        (n) => n !== '$schema',
+      );
+      const suggestion = closestMatch(field, allowed);
+      const where = titleOf(nodes);
       return {
         path: joinPointer(error.instancePath, field),
         message: `unknown field "${field}"`,
@@ -121,11 +118,19 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
       };
     }
     case 'enum': {
-      const allowed = (params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ');
+      const values = params['allowedValues'] as unknown[];
+      const got = valueAt(root, path);
+      const suggestion =
+        typeof got === 'string'
+          ? closestMatch(
+              got,
+              values.filter((v): v is string => typeof v === 'string'),
+            )
+          : undefined;
       return {
         path,
-        message: `must be one of ${allowed}`,
-        hint: `got ${JSON.stringify(valueAt(root, path))}`,
+        message: `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`,
+        hint: `got ${JSON.stringify(got)}${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ''}`,
       };
     }
     case 'const':
@@ -144,6 +149,16 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
         message: `must be ${withArticle(String(params['type']))}`,
         hint: `got ${typeName(valueAt(root, path))}`,
       };
+    case 'minLength':
+      return {
+        path,
+        message:
+          params['limit'] === 1
+            ? 'must not be empty'
+            : `must be at least ${String(params['limit'])} characters`,
+      };
+    case 'maxLength':
+      return { path, message: `must be at most ${String(params['limit'])} characters` };
     case 'minItems':
       return { path, message: `must have at least ${String(params['limit'])} item(s)` };
     case 'uniqueItems':
@@ -154,11 +169,6 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
     default:
       return { path, message: error.message ?? `fails ${error.keyword}` };
   }
-}
-
-function allowedProperties(error: ErrorObject): string[] {
-  const schema = error.parentSchema as { properties?: Record<string, unknown> } | undefined;
-  return Object.keys(schema?.properties ?? {}).filter((name) => name !== '$schema');
 }
 
 /** JSON Pointer escaping (RFC 6901). */
@@ -191,37 +201,4 @@ function typeName(value: unknown): string {
 
 function withArticle(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
-}
-
-/** The allowed name closest to a misspelt one, if it is close enough to be a plausible typo. */
-function closest(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.max(1, Math.floor(word.length / 4)) + 1;
-  for (const candidate of candidates) {
-    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  let beforePrevious = previous;
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      // Two swapped neighbours ("handels") count as one edit.
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        current[j] = Math.min(current[j]!, beforePrevious[j - 2]! + 1);
-      }
-    }
-    beforePrevious = previous;
-    previous = current;
-  }
-  return previous[b.length]!;
 }

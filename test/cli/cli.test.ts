@@ -44,13 +44,24 @@ describe('toolyard (usage)', () => {
     assert.equal((await run()).code, 2);
     const unknown = await run('deploy');
     assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /unknown command "deploy"/);
+    assert.match(unknown.stderr, /unknown command "deploy"\n/);
+  });
+
+  it('suggests the command or option a typo meant', async () => {
+    const command = await run('vaildate', 'a.yaml');
+    assert.equal(command.code, 2);
+    assert.match(command.stderr, /^toolyard: unknown command "vaildate"; did you mean "validate"\?$/m);
+    const option = await run('synth', example('web-infra'), '--ouput', 'x');
+    assert.equal(option.code, 2);
+    assert.match(option.stderr, /^toolyard synth: unknown option "--ouput"; did you mean "--output"\?$/m);
+    const unrelated = await run('chart', example('web-infra'), '--frobnicate');
+    assert.match(unrelated.stderr, /^toolyard chart: unknown option "--frobnicate"$/m);
   });
 
   it('<command> --help prints that command’s usage and exits 0', async () => {
     for (const [command, usage] of [
-      ['validate', /Usage: toolyard validate <spec…>/],
-      ['synth', /Usage: toolyard synth <spec…> \[-o DIR\] \[--stdout\]/],
+      ['validate', /Usage: toolyard validate <spec\|directory…>/],
+      ['synth', /Usage: toolyard synth <spec\|directory…> \[-o DIR\] \[--stdout\]/],
       ['explain', /Usage: toolyard explain <spec> \[--command "cargo test"\]/],
     ] as const) {
       const { code, stdout } = await run(command, '--help');
@@ -136,11 +147,62 @@ describe('toolyard synth', () => {
     ]);
     for (const file of readdirSync(out))
       assert.equal(readFileSync(join(out, file), 'utf8'), readFileSync(join(GOLDEN_DIR, file), 'utf8'), file);
+    // The examples acknowledge the warnings they would raise (spec.acknowledgedWarnings).
+    assert.doesNotMatch(stderr, /warning/);
+    assert.match(stderr, /^wrote .*reviewer\.k8s\.yaml$/m);
+  });
+
+  it('prints a warning the spec does not acknowledge, with file and line', async () => {
+    const dir = freshDir();
+    mkdirSync(dir);
+    const file = join(dir, 'unacknowledged.yaml');
+    const text = readFileSync(example('polyglot-reviewer'), 'utf8');
+    writeFileSync(file, text.slice(0, text.indexOf('  acknowledgedWarnings:')));
+    const { code, stderr } = await run('synth', file, '--stdout');
+    assert.equal(code, 0);
     assert.match(
       stderr,
-      /^warning: .*polyglot-reviewer\.yaml:\d+: \/spec\/toolchains\/1\/network\/egress: toolchain "rust" asks for egress "none"/m,
+      /^warning: .*unacknowledged\.yaml:\d+: \/spec\/toolchains\/1\/network\/egress: toolchain "rust" asks for egress "none"/m,
     );
-    assert.match(stderr, /^wrote .*reviewer\.k8s\.yaml$/m);
+  });
+
+  it('takes directories: every *.yaml/*.yml with kind: Agent below them, nothing else', async () => {
+    const specs = freshDir();
+    mkdirSync(join(specs, 'team-a', 'nested'), { recursive: true });
+    mkdirSync(join(specs, 'node_modules', 'pkg'), { recursive: true });
+    mkdirSync(join(specs, '.hidden'), { recursive: true });
+    writeFileSync(join(specs, 'team-a', 'reviewer.yaml'), readFileSync(example('polyglot-reviewer')));
+    writeFileSync(join(specs, 'team-a', 'nested', 'web.yml'), readFileSync(example('web-infra')));
+    writeFileSync(join(specs, 'values.yaml'), 'replicas: 2\nkind: Deployment\n');
+    writeFileSync(join(specs, 'notes.txt'), 'kind: Agent\n');
+    const broken = 'apiVersion: toolyard.dev/v1alpha1\nkind: Agent\nmetadata: { name: x }\n';
+    writeFileSync(join(specs, 'node_modules', 'pkg', 'agent.yaml'), broken);
+    writeFileSync(join(specs, '.hidden', 'agent.yaml'), broken);
+    const out = freshDir();
+    const { code, stderr } = await run('synth', specs, '-o', out);
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(readdirSync(out).sort(), ['reviewer.k8s.yaml', 'web-infra.k8s.yaml']);
+    for (const file of readdirSync(out))
+      assert.equal(readFileSync(join(out, file), 'utf8'), readFileSync(join(GOLDEN_DIR, file), 'utf8'));
+    const validate = await run('validate', specs);
+    assert.equal(validate.code, 0);
+    assert.match(validate.stdout, /team-a\/nested\/web\.yml: agent "web-infra" is valid/);
+    const chart = await run('chart', join(specs, 'team-a'), '-o', freshDir());
+    assert.equal(chart.code, 0, chart.stderr);
+    // Depth-first in name order: team-a/nested/web.yml before team-a/reviewer.yaml.
+    assert.match(chart.stderr, /wrote .*\/web-infra\/\nwrote .*\/reviewer\//);
+  });
+
+  it('a directory without any Agent spec is an error', async () => {
+    const empty = freshDir();
+    mkdirSync(empty);
+    writeFileSync(join(empty, 'values.yaml'), 'kind: Deployment\n');
+    const { code, stderr } = await run('synth', empty, '-o', freshDir());
+    assert.equal(code, 1);
+    assert.match(
+      stderr,
+      /:0: \/: no Agent spec in this directory\n {2}hint: specs are \*\.yaml or \*\.yml files/,
+    );
   });
 
   it('is deterministic: a second run writes the same bytes', async () => {
@@ -232,9 +294,10 @@ describe('toolyard explain', () => {
     assert.match(stdout, /10\.96\.0\.1\/32 on 443\/TCP — Kubernetes API server; needed by kubernetes/);
     assert.match(stdout, /operator: no token mounted\n\s+can do: nothing in the Kubernetes API/);
     assert.match(stdout, /in namespace apps \(namespace-write\):/);
+    assert.doesNotMatch(stdout, /^Warnings:/m);
     assert.match(
       stdout,
-      /Warnings:\n\s+\/spec\/toolchains\/0\/network\/egress: toolchain "helm" asks for egress "none"/,
+      /Acknowledged warnings \(spec\.acknowledgedWarnings\):\n\s+\/spec\/toolchains\/0\/network\/egress: toolchain "helm" asks for egress "none".*\n\s+reason: NetworkPolicy selects pods: the helm toolchain/,
     );
   });
 

@@ -49,3 +49,22 @@ describe('cli/bin/toolyard.js as a subprocess', () => {
     assert.equal(existsSync(join(temp, 'out')), false);
   });
 });
+
+describe('npm run toolyard (node cli/src/main.ts)', () => {
+  it('runs the CLI: cli/src/main.ts is an entry point as well as a module', () => {
+    const result = spawnSync(NODE, [join(REPO_ROOT, 'cli', 'src', 'main.ts'), 'validate', 'examples'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /examples\/polyglot-reviewer\.yaml: agent "reviewer" is valid/);
+    const typo = spawnSync(NODE, [join(REPO_ROOT, 'cli', 'src', 'main.ts'), 'vaildate'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(typo.status, 2);
+    assert.match(typo.stderr, /did you mean "validate"\?/);
+  });
+});

@@ -98,6 +98,7 @@ describe('AgentNetworkPolicies', () => {
     assert.equal(objectsOf(agent).filter((o) => o.kind === 'NetworkPolicy').length, 0);
     assert.deepEqual(egressWarnings(planAgent(agent)), [
       {
+        code: 'network-policies-disabled',
         path: '/spec/networkPolicy/enabled',
         message: 'NetworkPolicies are disabled: every generated pod has unrestricted ingress and egress',
       },

@@ -53,7 +53,7 @@ describe('loadSpecText', () => {
       'spec.yaml:10: /spec/backends/0/port: must be <= 65535',
     ]);
     assert.deepEqual(errorsOf(valid.replace('type: claude', 'type: claud')), [
-      'spec.yaml:8: /spec/backends/0/type: must be one of "claude", "openai", "gemini", "custom"\n  hint: got "claud"',
+      'spec.yaml:8: /spec/backends/0/type: must be one of "claude", "openai", "gemini", "custom"\n  hint: got "claud"; did you mean "claude"?',
     ]);
     assert.deepEqual(
       errorsOf(valid.replace('  backends:', '  backend:')),

@@ -167,7 +167,7 @@ describe('site build', () => {
     }
   });
 
-  test('the CLI reference shows every command’s own help text', async () => {
+  test('the CLI reference shows every command’s own help text, the toolchain server’s too', async () => {
     const { COMMANDS } = await import('../../cli/src/main.ts');
     const html = readFileSync(join(SITE_DIST, 'reference/cli/index.html'), 'utf8');
     for (const [name, command] of Object.entries(COMMANDS)) {
@@ -175,6 +175,43 @@ describe('site build', () => {
       const firstLine = command.usage.split('\n')[0]!.replace(/</g, '&lt;').replace(/>/g, '&gt;');
       assert.ok(html.includes(firstLine.split(' ').slice(0, 3).join(' ')), `usage of ${name} missing`);
     }
+    assert.match(html, /Usage: toolyard-toolchain-server --config &lt;file\.json&gt;/);
+  });
+
+  test('no two pages share a title', () => {
+    const titles = new Map<string, string[]>();
+    for (const page of htmlFiles(SITE_DIST)) {
+      const title = /<title>([^<]*)<\/title>/.exec(readFileSync(page, 'utf8'))?.[1];
+      if (title) titles.set(title, [...(titles.get(title) ?? []), relative(SITE_DIST, page)]);
+    }
+    assert.deepEqual(
+      [...titles].filter(([, pages]) => pages.length > 1),
+      [],
+    );
+  });
+
+  test('the tools reference covers describe_toolchain and the result shapes', () => {
+    const html = readFileSync(join(SITE_DIST, 'reference/toolchain-server-tools/index.html'), 'utf8');
+    for (const needle of [
+      'describe_toolchain',
+      'exec_allowed',
+      'exitCode',
+      'stdoutDroppedBytes',
+      'dev.toolyard/error',
+    ])
+      assert.ok(html.includes(needle), `${needle} is not on the page`);
+    assert.match(html, /id="results"/);
+  });
+
+  test('the generated references show no generator leftovers; alternatives read as alternatives', () => {
+    const config = readFileSync(join(SITE_DIST, 'reference/toolchain-server-config/index.html'), 'utf8');
+    assert.doesNotMatch(config, /9007199254740991|object \| object|starts_with|\{ {2}\}/);
+    assert.match(config, /only in <code[^>]*>\{ bearerTokenFile \}<\/code>/);
+    const spec = readFileSync(join(SITE_DIST, 'reference/spec/index.html'), 'utf8');
+    assert.match(spec, /only in <code[^>]*>ExternalGateway<\/code>/);
+    assert.match(spec, /only in <code[^>]*>DeployedGateway<\/code>/);
+    assert.match(spec, /only in <code[^>]*>ExistingClaim<\/code>/);
+    assert.match(spec, /<strong>Required:<\/strong> when <code[^>]*>digest<\/code> is not set/);
   });
 
   test('the toolchain server reference lists every error code, policy rule and audit field it exports', async () => {
@@ -283,6 +320,8 @@ describe('accessibility (axe-core in Chromium)', { skip }, () => {
       assert.ok(response?.ok() || path === '/404.html', `${path}: HTTP ${response?.status()}`);
     }
     await page.goto(`${server.origin}/`);
+    // The search button is enabled once its script has run; a shortcut pressed before that is lost.
+    await page.locator('button[data-open-modal]:not([disabled])').waitFor();
     await page.keyboard.press('Control+k');
     await page.locator('dialog[open] input').fill('toolchain');
     await page.locator('dialog[open] .pagefind-ui__result').first().waitFor();

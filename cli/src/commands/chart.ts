@@ -8,9 +8,10 @@ import { renderSpecs } from '../render-specs.ts';
 import { UsageError } from '../usage-error.ts';
 import { type OutputFile, writeFilesAtomically } from '../write-files.ts';
 
-export const chartUsage = `Usage: toolyard chart <spec…> [-o DIR] [--version X] [--app-version Y] [--package] [--url URL]
+export const chartUsage = `Usage: toolyard chart <spec|directory…> [-o DIR] [--version X] [--app-version Y] [--package] [--url URL]
 
-Generates a Helm chart per Agent in DIR/<metadata.name>/ (default DIR: charts): Chart.yaml, a commented
+Generates a Helm chart per Agent (a directory stands for every *.yaml/*.yml file with "kind: Agent" below
+it) in DIR/<metadata.name>/ (default DIR: charts): Chart.yaml, a commented
 values.yaml, values.schema.json, templates/, NOTES.txt, README.md and ci/ scenario values. With the default
 values, release name = agent name and namespace = the spec's namespace, the chart renders exactly what
 "toolyard synth" renders. On any invalid input nothing is written and the exit code is 1.
@@ -36,7 +37,7 @@ export async function chartCommand(argv: readonly string[], io: Io): Promise<num
       url: { type: 'string', default: '' },
     },
   });
-  if (positionals.length === 0) throw new UsageError('chart needs at least one spec file');
+  if (positionals.length === 0) throw new UsageError('chart needs at least one spec file or directory');
   if (!isSemver(values.version))
     throw new UsageError(`--version "${values.version}" is not SemVer 2 (e.g. 1.2.3)`);
   let epoch: number;

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { egressWarnings } from '../../../constructs/src/effective-egress.ts';
 import { explainAgent, formatExplainReport } from '../../../constructs/src/explain.ts';
 import { planAgent } from '../../../constructs/src/plan.ts';
 import { routeCommand } from '../../../constructs/src/routing.ts';
+import { agentWarnings } from '../../../constructs/src/warnings.ts';
 import { formatSpecError } from '../../../schema/src/load.ts';
 import type { Io } from '../io.ts';
 import { readSpecs } from '../read-specs.ts';
@@ -33,10 +33,14 @@ export async function explainCommand(argv: readonly string[], io: Io): Promise<n
       continue;
     }
     io.stdout(formatExplainReport(explainAgent(plan)));
-    const warnings = egressWarnings(plan);
+    const { warnings, acknowledged } = agentWarnings(plan);
     if (warnings.length > 0) {
       io.stdout('Warnings:');
       for (const w of warnings) io.stdout(`  ${w.path}: ${w.message}`);
+    }
+    if (acknowledged.length > 0) {
+      io.stdout('Acknowledged warnings (spec.acknowledgedWarnings):');
+      for (const w of acknowledged) io.stdout(`  ${w.path}: ${w.message}\n    reason: ${w.reason}`);
     }
   }
   return 0;

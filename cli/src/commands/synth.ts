@@ -6,11 +6,12 @@ import { renderSpecs } from '../render-specs.ts';
 import { UsageError } from '../usage-error.ts';
 import { type OutputFile, writeFilesAtomically } from '../write-files.ts';
 
-export const synthUsage = `Usage: toolyard synth <spec…> [-o DIR] [--stdout]
+export const synthUsage = `Usage: toolyard synth <spec|directory…> [-o DIR] [--stdout]
 
 Renders each Agent to DIR/<metadata.name>.k8s.yaml (default DIR: dist), one multi-document file per agent,
-byte-for-byte deterministic. On any invalid input nothing is written and the exit code is 1.
-Warnings (e.g. a toolchain sharing more egress than it asked for) go to stderr.
+byte-for-byte deterministic. A directory stands for every *.yaml/*.yml file with "kind: Agent" below it.
+On any invalid input nothing is written and the exit code is 1. Warnings (e.g. a toolchain sharing more
+egress than it asked for) go to stderr, unless the spec acknowledges them (spec.acknowledgedWarnings).
 
 Options:
   -o, --output DIR   output directory (default: dist)
@@ -25,7 +26,7 @@ export async function synthCommand(argv: readonly string[], io: Io): Promise<num
       stdout: { type: 'boolean', default: false },
     },
   });
-  if (positionals.length === 0) throw new UsageError('synth needs at least one spec file');
+  if (positionals.length === 0) throw new UsageError('synth needs at least one spec file or directory');
   const rendered = await renderSpecs(positionals, io);
   if (!rendered) return 1;
   const outputs: OutputFile[] = [];

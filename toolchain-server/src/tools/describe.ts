@@ -4,30 +4,40 @@ import { z } from 'zod';
 export const describeToolchainInput = z.object({}).strict();
 
 export const describeOutputSchema = z.object({
-  name: z.string(),
-  serverVersion: z.string(),
-  mode: z.enum(['structured', 'exec']),
-  tools: z.array(z.object({ name: z.string(), description: z.string() })),
-  allowedCommands: z.array(
-    z.object({ name: z.string(), available: z.boolean(), version: z.string().nullable() }),
-  ),
-  presets: z.array(
-    z.object({
-      name: z.string(),
-      available: z.boolean(),
-      missingBinaries: z.array(z.string()),
-      versions: z.record(z.string(), z.string().nullable()),
-    }),
-  ),
-  handles: z.object({ commands: z.array(z.string()), files: z.array(z.string()) }),
-  limits: z.object({
-    defaultTimeoutSeconds: z.number(),
-    maxTimeoutSeconds: z.number(),
-    maxOutputBytes: z.number(),
-    maxConcurrency: z.number(),
-    maxQueue: z.number(),
-  }),
-  workspaceRoots: z.array(z.string()),
+  name: z.string().describe('The toolchain name (config `name`).'),
+  serverVersion: z.string().describe('Version of the toolchain server.'),
+  mode: z.enum(['structured', 'exec']).describe('`exec` adds `exec_allowed` over `allowedCommands`.'),
+  tools: z
+    .array(z.object({ name: z.string(), description: z.string() }))
+    .describe('The tools this toolchain lists, as over MCP.'),
+  allowedCommands: z
+    .array(z.object({ name: z.string(), available: z.boolean(), version: z.string().nullable() }))
+    .describe('Commands `exec_allowed` may run: found on PATH at start, and their version when known.'),
+  presets: z
+    .array(
+      z.object({
+        name: z.string(),
+        available: z.boolean(),
+        missingBinaries: z.array(z.string()),
+        versions: z.record(z.string(), z.string().nullable()),
+      }),
+    )
+    .describe(
+      'Each structured preset: whether all its binaries were found, which are missing, their versions.',
+    ),
+  handles: z
+    .object({ commands: z.array(z.string()), files: z.array(z.string()) })
+    .describe('Routing hints: the commands and file patterns this toolchain is meant for.'),
+  limits: z
+    .object({
+      defaultTimeoutSeconds: z.number(),
+      maxTimeoutSeconds: z.number(),
+      maxOutputBytes: z.number(),
+      maxConcurrency: z.number(),
+      maxQueue: z.number(),
+    })
+    .describe('Timeouts, output cap per stream, concurrent processes and queued calls.'),
+  workspaceRoots: z.array(z.string()).describe('Every cwd and path argument must resolve inside these.'),
 });
 
 export type ToolchainDescription = z.infer<typeof describeOutputSchema>;
