@@ -91,7 +91,8 @@ export const NOT_RUN_HERE: Readonly<Record<string, string>> = {
   'npm run images':
     'builds Debian root filesystems with mmdebstrap as root (minutes on an empty cache); npm test runs it (test:images) and runs every image',
   'npm run images toolchain-rust': 'the same builder as `npm run images`, which npm test runs',
-  'npm run release': 'assembles all images too; test:images assembles the release twice and compares SHA256SUMS',
+  'npm run release':
+    'assembles all images too; test:images assembles the release twice and compares SHA256SUMS',
   'skopeo copy oci-archive:dist/images/toolchain-rust.oci.tar docker://ghcr.io/you/toolchain-rust:0.1.0':
     'pushes to a registry; test/images unpacks the same archives with umoci',
   'skopeo copy oci-archive:dist/images/toolchain-rust.oci.tar docker://registry.example/toolchain-rust:0.1.0':
