@@ -18,10 +18,13 @@ import { serverCommand } from '../toolchain-server/src/launch.ts';
 export const DEBIAN_SUITE = 'trixie';
 
 /**
- * dpkg path filters of Debian's own slim images (docs, man pages, locales left out; copyright files kept), so
- * that an image built here and its Dockerfile on `debian:<suite>-slim` hold the same files.
+ * dpkg options of Debian's own slim images: path filters (docs, man pages, locales left out; copyright files
+ * kept), so that an image built here and its Dockerfile on `debian:<suite>-slim` hold the same files, and
+ * unsafe I/O (no fsync per unpacked file: a build that fails is thrown away anyway), which the slim images also
+ * set and which makes unpacking several times faster.
  */
 export const SLIM_DPKG_FILTERS = [
+  'force-unsafe-io',
   'path-exclude=/usr/share/doc/*',
   'path-include=/usr/share/doc/*/copyright',
   'path-exclude=/usr/share/man/*',

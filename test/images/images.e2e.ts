@@ -131,7 +131,12 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
 
   it('injection: the server image’s /opt/toolyard runs in a Debian root filesystem without Node, started with the renderer’s sidecar command', async () => {
     // A stock image stand-in: Debian bookworm minbase (glibc 2.36, libstdc++6), no Node anywhere.
-    const base = await debianRootfs({ suite: 'bookworm', packages: [], dpkgFilters: [], setup: [] });
+    const base = await debianRootfs({
+      suite: 'bookworm',
+      packages: [],
+      dpkgFilters: ['force-unsafe-io'],
+      setup: [],
+    });
     const rootfs = join(work, 'stock', 'rootfs');
     mkdirSync(rootfs, { recursive: true });
     await run('tar', ['-xf', base.tar, '-C', rootfs]);
