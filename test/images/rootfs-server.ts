@@ -61,8 +61,8 @@ export interface ChrootServer {
 }
 
 /**
- * Starts `argv` in `rootfs` as `user` ("uid:gid") with `env` only. `unshare --kill-child` ends the server when
- * the test stops the unshare process, and the namespaces take their mounts with them.
+ * Starts `argv` in `rootfs` as `user` ("uid:gid") with `env` only, in namespaces that take their mounts with
+ * them when the server ends.
  */
 export async function startInRootfs(options: {
   readonly rootfs: string;
@@ -80,7 +80,6 @@ export async function startInRootfs(options: {
       '--mount',
       '--pid',
       '--fork',
-      '--kill-child=SIGKILL',
       `--mount-proc=${join(options.rootfs, 'proc')}`,
       'sh',
       '-c',
@@ -97,16 +96,25 @@ export async function startInRootfs(options: {
     stderr += chunk.toString();
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const port = await listeningPort(child, { describe: () => stderr, timeoutMs: 30_000 });
+  // unshare --fork ignores SIGTERM while it waits for its child, and chroot's setuid would clear a parent-death
+  // signal: stop kills the server itself, PID 1 of its namespace (the child unshare forked).
+  const stop = async () => {
+    const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim();
+    if (children !== '') process.kill(Number(children.split(' ')[0]), 'SIGKILL');
+    await exited;
+  };
+  const port = await listeningPort(child, { describe: () => stderr, timeoutMs: 30_000 }).catch(
+    async (error: unknown) => {
+      if (child.exitCode === null) await stop().catch(() => {});
+      throw error;
+    },
+  );
   return {
     child,
     port,
     url: `http://127.0.0.1:${port}`,
     stderr: () => stderr,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop,
   };
 }
 
