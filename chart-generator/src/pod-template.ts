@@ -42,6 +42,18 @@ const SCHEDULING: readonly [string, string, Readonly<Record<string, unknown>>, u
   ['priorityClassName', 'PriorityClass of the pods.', { type: 'string' }, ''],
 ];
 
+/**
+ * Map entries in key order, lifted entries (`\u0000key`) among them by their key: the renderer writes pod
+ * specs and containers with sorted keys, so a lifted field the spec sets (imagePullSecrets) lands where synth
+ * has it and parity stays byte for byte.
+ */
+function sortedEntries(out: Record<string, unknown>): Record<string, unknown> {
+  const bare = (k: string): string => (k.startsWith('\u0000') ? k.slice(1) : k);
+  return Object.fromEntries(
+    Object.entries(out).sort(([a], [b]) => (bare(a) < bare(b) ? -1 : bare(a) > bare(b) ? 1 : 0)),
+  );
+}
+
 /** `key:` with a list of literal items, then the items of a values list (extraVolumes, …) appended. */
 function listWithExtra(
   items: readonly unknown[],
@@ -234,7 +246,7 @@ export function podSpec(
     `${pad(indent + 2)}{{- . | nindent ${indent + 2} }}`,
     `${pad(indent)}{{- end }}`,
   ]);
-  return out;
+  return sortedEntries(out);
 }
 
 function containerDescription(builder: ChartBuilder, component: string, name: string, init: boolean): string {
@@ -394,7 +406,7 @@ function container(
   }
   if (!('resources' in container)) throw new Error(`container ${name} has no resources`);
   if (!('securityContext' in container)) throw new Error(`container ${name} has no securityContext`);
-  return out;
+  return sortedEntries(out);
 }
 
 /** The StatefulSet's workspace claim template, sized and classed by `agent.persistence`; none with an existing claim. */

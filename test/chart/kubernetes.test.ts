@@ -84,6 +84,19 @@ describe('parity beyond the examples', () => {
     }
   });
 
+  it("the spec's imagePullSecrets: defaults of the chart's imagePullSecrets, rendered where synth has them", () => {
+    for (const example of examples()) {
+      const agent = structuredClone(example.agent);
+      agent.spec.imagePullSecrets = ['regcred', 'mirror'];
+      const rendered = renderAgent(agent);
+      const chart = generateChart(rendered);
+      const dir = writeChart(chart);
+      const options = { release: chart.name, namespace: rendered.plan.namespace, skipTests: true };
+      assertParity(renderChartText(dir, options), rendered.objects);
+      assert.deepEqual(chart.values['imagePullSecrets'], [{ name: 'regcred' }, { name: 'mirror' }]);
+    }
+  });
+
   it('text that looks like template directives stays literal', () => {
     const agent = loadSpec(
       'tricky.yaml',
