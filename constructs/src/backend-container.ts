@@ -34,8 +34,8 @@ export function backendContainer(
 ): BackendContainerParts {
   const scratch = scratchVolumes(backend.name);
   const mcpVolume = `${backend.name}-mcp`;
-  const gatewayTokens = plan.gateways.flatMap((g) =>
-    g.auth ? [{ env: g.auth.backendEnv, secretName: g.auth.secret.name, key: g.auth.secret.key }] : [],
+  const serverTokens = [...plan.toolchains, ...plan.gateways].flatMap((s) =>
+    s.auth ? [{ env: s.auth.backendEnv, secretName: s.auth.secret.name, key: s.auth.secret.key }] : [],
   );
   const container: k8s.Container = {
     name: backend.name,
@@ -52,7 +52,7 @@ export function backendContainer(
         ...backend.env,
       }),
       ...secretEnv(backend.secretEnv),
-      ...secretEnv(gatewayTokens),
+      ...secretEnv(serverTokens),
     ],
     resources: resourceRequirements(backend.resources),
     securityContext: restrictedContainerSecurityContext(),

@@ -12,7 +12,6 @@ export const DEFAULT_CLAIM_ACCESS_MODES = ['ReadWriteOnce'] as const;
 export const DEFAULT_MCP_CONFIG_PATH = '/etc/toolyard/mcp';
 export const DEFAULT_GATEWAY_PATH = '/mcp';
 export const DEFAULT_GATEWAY_REPLICAS = 1;
-export const DEFAULT_GATEWAY_TOKEN_ENV = 'MCP_BEARER_TOKEN';
 export const DEFAULT_PULL_POLICY = 'IfNotPresent';
 export const HEALTH_PORT_OFFSET = 1000;
 
@@ -62,8 +61,20 @@ export const PATHS = {
   tmp: '/tmp',
   serverBundle: '/opt/toolyard',
   toolchainConfigDir: '/etc/toolyard/toolchain',
+  /** Where a toolchain's or a deployed gateway's bearer token is mounted, as the file `token`. */
+  authDir: '/etc/toolyard/auth',
   serviceAccount: '/var/run/secrets/kubernetes.io/serviceaccount',
 } as const;
+
+/** The file, under `PATHS.authDir`, that holds a bearer token. */
+export const TOKEN_FILE_NAME = 'token';
+/**
+ * Mode of a mounted token file: owner root, group fsGroup (65532), readable by the group only. 0400 would
+ * leave it to kubelet's fsGroup handling to add the group bit; 0440 says what the container actually gets.
+ */
+export const TOKEN_FILE_MODE = 0o440;
+/** The variable that names a deployed gateway's token file (a path, not the token). */
+export const BEARER_TOKEN_FILE_ENV = 'TOOLYARD_BEARER_TOKEN_FILE';
 
 /** The uid/gid every generated container runs as (the conventional "nonroot" id of distroless images). */
 export const RUN_AS_ID = 65532;

@@ -37,6 +37,7 @@ export function mcpServerEntries(plan: AgentPlan): McpServerEntry[] {
       name: t.serverName,
       url: `http://127.0.0.1:${t.port}/mcp`,
       kind: 'toolchain' as const,
+      ...(t.auth ? { tokenEnv: t.auth.backendEnv } : {}),
     })),
     ...plan.gateways.map((g) => ({
       name: g.name,

@@ -22,6 +22,7 @@ import {
   type Labels,
   toolchainContainerName,
   toolchainServerName,
+  toolchainTokenEnv,
 } from './names.ts';
 
 export type BackendType = Backend['type'];
@@ -76,14 +77,22 @@ export interface PlannedToolchain {
   readonly env: Readonly<Record<string, string>>;
   readonly resources: Resources;
   readonly configMapName: string;
+  /** The server's bearer token: a file in the toolchain, an env var in backends. */
+  readonly auth?: PlannedToolchainAuth;
+}
+
+export interface PlannedToolchainAuth {
+  readonly secret: { readonly name: string; readonly key: string };
+  /** Env var in backends that carries the token; client configs name it, never the value. */
+  readonly backendEnv: string;
 }
 
 export interface PlannedGatewayAuth {
   readonly secret: { readonly name: string; readonly key: string };
   /** Env var in backends that carries the token; client configs name it, never the value. */
   readonly backendEnv: string;
-  /** Env var in the deployed gateway that carries the token. */
-  readonly gatewayEnv: string;
+  /** Env var in the deployed gateway that also carries the token, when the spec asks for one (`tokenEnv`). */
+  readonly gatewayEnv?: string;
 }
 
 interface PlannedGatewayBase {
@@ -278,6 +287,17 @@ function planToolchain(toolchain: Toolchain, names: AgentNames): PlannedToolchai
     env: definedEntries(toolchain.env),
     resources: toolchain.resources ?? D.DEFAULT_TOOLCHAIN_RESOURCES,
     configMapName: names.toolchainConfigMap(toolchain.name),
+    ...(toolchain.auth
+      ? {
+          auth: {
+            secret: {
+              name: toolchain.auth.bearerTokenSecret.name,
+              key: toolchain.auth.bearerTokenSecret.key,
+            },
+            backendEnv: toolchainTokenEnv(toolchain.name),
+          },
+        }
+      : {}),
   };
 }
 
@@ -286,7 +306,7 @@ function planAuth(gateway: DeployedGateway | ExternalGateway): PlannedGatewayAut
   return {
     secret: { name: gateway.auth.bearerTokenSecret.name, key: gateway.auth.bearerTokenSecret.key },
     backendEnv: gatewayTokenEnv(gateway.name),
-    gatewayEnv: gateway.auth.tokenEnv ?? D.DEFAULT_GATEWAY_TOKEN_ENV,
+    ...(gateway.auth.tokenEnv ? { gatewayEnv: gateway.auth.tokenEnv } : {}),
   };
 }
 

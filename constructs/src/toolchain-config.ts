@@ -3,7 +3,7 @@ import {
   parseToolchainServerConfig,
   type ToolchainServerConfigInput,
 } from '../../toolchain-server/src/config.ts';
-import { PATHS } from './defaults.ts';
+import { PATHS, TOKEN_FILE_NAME } from './defaults.ts';
 import type { PlannedToolchain } from './plan.ts';
 
 /** Writable locations for language caches, all under the `HOME` emptyDir. */
@@ -59,6 +59,7 @@ export function toolchainServerConfig(
       passthrough: [...TOOLCHAIN_PASSTHROUGH_ENV, ...Object.keys(toolchain.env)],
       set: { ...TOOLCHAIN_CACHE_ENV },
     },
+    ...(toolchain.auth ? { auth: { bearerTokenFile: `${PATHS.authDir}/${TOKEN_FILE_NAME}` } } : {}),
   };
 }
 

@@ -307,6 +307,7 @@ export interface Toolchain {
   limits?: ToolchainLimits;
   network?: ToolchainNetwork;
   env?: StringMap3;
+  auth?: ToolchainAuth;
   resources?: Resources1;
 }
 /**
@@ -390,6 +391,29 @@ export interface ToolchainNetwork {
  */
 export interface StringMap3 {
   [k: string]: string | undefined;
+}
+/**
+ * Bearer-token authentication between backends and this toolchain's server, so that no other container of the pod can call it over the shared loopback. The token is mounted read-only into the toolchain container as `/etc/toolyard/auth/token` (mode 0440, group fsGroup), which the server reads at start (`auth.bearerTokenFile`); it is never in the server's environment, where its children could read it. Backends receive it as `TOOLYARD_TOOLCHAIN_<NAME>_TOKEN`, which their client config names. Use one Secret per toolchain: code a toolchain runs can read that toolchain's token file.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "ToolchainAuth".
+ */
+export interface ToolchainAuth {
+  bearerTokenSecret: SecretKeyRef;
+}
+/**
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "SecretKeyRef".
+ */
+export interface SecretKeyRef {
+  /**
+   * Secret in the agent's namespace.
+   */
+  name: string;
+  /**
+   * Key in the Secret.
+   */
+  key: string;
 }
 /**
  * Compute resources of the sidecar, independent of the backends.
@@ -617,7 +641,7 @@ export interface KubernetesAuthority {
   namespaces?: DnsLabel[];
 }
 /**
- * Bearer-token authentication between backends and the gateway. The token is only referenced from a Secret; backends receive it as an environment variable that their client config names.
+ * Bearer-token authentication between backends and the gateway. The token is only referenced from a Secret. A deployed gateway gets it as a read-only file, `/etc/toolyard/auth/token` (mode 0440, group fsGroup), whose path `TOOLYARD_BEARER_TOKEN_FILE` names; backends receive it as an environment variable that their client config names.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "GatewayAuth".
@@ -625,23 +649,9 @@ export interface KubernetesAuthority {
 export interface GatewayAuth {
   bearerTokenSecret: SecretKeyRef;
   /**
-   * For deployed gateways: the environment variable in the gateway container that receives the token (the gateway validates incoming bearer tokens against it).
+   * For deployed gateway images that read their token only from an environment variable: also set this variable to the token. Off by default, because anything the gateway process starts can read its environment (/proc/<pid>/environ); the file is always mounted.
    */
   tokenEnv?: string;
-}
-/**
- * This interface was referenced by `ToolyardAgent`'s JSON-Schema
- * via the `definition` "SecretKeyRef".
- */
-export interface SecretKeyRef {
-  /**
-   * Secret in the agent's namespace.
-   */
-  name: string;
-  /**
-   * Key in the Secret.
-   */
-  key: string;
 }
 /**
  * Plain environment variables.

@@ -42,6 +42,14 @@ function isAgentPod(pod: PodTemplate): boolean {
   return labelsOf(pod.podMetadata)['app.kubernetes.io/component'] === 'agent';
 }
 
+/** The `name/key` of the token Secret of the toolchain whose container this is, if it has auth. */
+function ownTokenSecret(agent: ToolyardAgent, containerName: string): string | undefined {
+  const toolchain = (agent.spec.toolchains ?? []).find((t) => `toolchain-${t.name}` === containerName);
+  return toolchain?.auth
+    ? `${toolchain.auth.bearerTokenSecret.name}/${toolchain.auth.bearerTokenSecret.key}`
+    : undefined;
+}
+
 function isToolchainContainer(container: Json): boolean {
   const name = String(container['name']);
   return name.startsWith('toolchain-') || name === 'toolyard-install';
@@ -58,12 +66,12 @@ export const podSecurityRestricted: Check = (objects) =>
 export const noSecretData: Check = (objects, agent) => {
   const violations: string[] = [];
   const declared = new Set<string>();
+  const tokens = bearerTokenSecrets(agent);
   for (const b of agent.spec.backends)
     for (const s of b.secretEnv ?? []) declared.add(`${s.secretName}/${s.key}`);
-  for (const g of agent.spec.gateways ?? []) {
-    if (g.auth) declared.add(`${g.auth.bearerTokenSecret.name}/${g.auth.bearerTokenSecret.key}`);
+  for (const token of tokens) declared.add(token);
+  for (const g of agent.spec.gateways ?? [])
     if ('secretEnv' in g) for (const s of g.secretEnv ?? []) declared.add(`${s.secretName}/${s.key}`);
-  }
   for (const o of objects) {
     if (o.kind === 'Secret') violations.push(`${nameOf(o)}: Secret objects are never emitted`);
     if ('stringData' in o) violations.push(`${nameOf(o)}: has stringData`);
@@ -71,14 +79,25 @@ export const noSecretData: Check = (objects, agent) => {
   }
   for (const pod of objects.flatMap(podSpecsOf)) {
     for (const volume of asList(pod.podSpec['volumes'])) {
-      if ('secret' in volume)
-        violations.push(`${pod.where}: volume ${String(volume['name'])} mounts a Secret`);
+      // The one Secret volume allowed: a declared bearer token, as the single file `token`, mode 0440.
+      if ('secret' in volume && !isTokenFileVolume(volume, tokens))
+        violations.push(
+          `${pod.where}: volume ${String(volume['name'])} mounts a Secret that is not a declared token file`,
+        );
       for (const source of asList(asObject(volume['projected'])['sources']))
         if ('secret' in source)
           violations.push(`${pod.where}: projected volume ${String(volume['name'])} holds a Secret`);
     }
+    const secretVolumes = new Set(
+      asList(pod.podSpec['volumes'])
+        .filter((v) => 'secret' in v)
+        .map((v) => String(v['name'])),
+    );
     for (const { container } of containersOf(pod.podSpec)) {
       const where = `${pod.where}: container ${String(container['name'])}`;
+      for (const mount of asList(container['volumeMounts']))
+        if (secretVolumes.has(String(mount['name'])) && mount['readOnly'] !== true)
+          violations.push(`${where}: mounts Secret volume ${String(mount['name'])} writable`);
       for (const from of asList(container['envFrom']))
         if ('secretRef' in from) violations.push(`${where}: envFrom a Secret`);
       for (const env of asList(container['env'])) {
@@ -94,7 +113,32 @@ export const noSecretData: Check = (objects, agent) => {
   return violations;
 };
 
-/** Toolchains hold no credential and no API token; agent pods automount no service-account token. */
+/** `name/key` of every bearer-token Secret the spec declares (toolchains' and gateways' `auth`). */
+function bearerTokenSecrets(agent: ToolyardAgent): Set<string> {
+  const tokens = new Set<string>();
+  for (const t of agent.spec.toolchains ?? [])
+    if (t.auth) tokens.add(`${t.auth.bearerTokenSecret.name}/${t.auth.bearerTokenSecret.key}`);
+  for (const g of agent.spec.gateways ?? [])
+    if (g.auth) tokens.add(`${g.auth.bearerTokenSecret.name}/${g.auth.bearerTokenSecret.key}`);
+  return tokens;
+}
+
+function isTokenFileVolume(volume: Json, tokens: ReadonlySet<string>): boolean {
+  const secret = asObject(volume['secret']);
+  const items = asList(secret['items']);
+  return (
+    items.length === 1 &&
+    tokens.has(`${String(secret['secretName'])}/${String(items[0]!['key'])}`) &&
+    items[0]!['path'] === 'token' &&
+    items[0]!['mode'] === 0o440 &&
+    secret['defaultMode'] === 0o440
+  );
+}
+
+/**
+ * Toolchains hold no credential and no API token beyond their own server's bearer token, which they get only
+ * as a read-only file; agent pods automount no service-account token.
+ */
 export const toolchainsHoldNoCredentials: Check = (objects, agent) => {
   const violations: string[] = [];
   const agentPods = objects.flatMap(podSpecsOf).filter(isAgentPod);
@@ -125,6 +169,14 @@ export const toolchainsHoldNoCredentials: Check = (objects, agent) => {
         if (String(mount['mountPath']).startsWith('/var/run/secrets'))
           violations.push(`${where}: mounts ${String(mount['mountPath'])}`);
         const source = volumes.get(volume);
+        if (source && 'secret' in source) {
+          const own = ownTokenSecret(agent, String(container['name']));
+          const secret = asObject(source['secret']);
+          const key = String(asObject(asList(secret['items'])[0])['key']);
+          if (own !== `${String(secret['secretName'])}/${key}` || mount['readOnly'] !== true)
+            violations.push(`${where}: mounts Secret volume ${volume}, which is not its own server token`);
+          continue;
+        }
         if (source && !('emptyDir' in source || 'configMap' in source || 'persistentVolumeClaim' in source))
           violations.push(`${where}: mounts volume ${volume} of an unexpected type`);
       }

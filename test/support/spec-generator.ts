@@ -195,6 +195,7 @@ export function generateSpec(seed: number): ToolyardAgent {
         ? { network: { egress: random.pick(['none', 'registries', 'open'] as const) } }
         : {}),
       ...(random.bool(0.3) ? { env: { CARGO_TERM_COLOR: 'never' } } : {}),
+      ...(random.bool(0.4) ? { auth: { bearerTokenSecret: { name: `${name}-token`, key: 'token' } } } : {}),
       ...withResources(random),
     };
   });
