@@ -86,7 +86,7 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
       assert.match(labels['org.opencontainers.image.revision'] ?? '', /^[0-9a-f]{40}$/);
       assert.match(labels['org.opencontainers.image.source'] ?? '', /^https:\/\//);
 
-      const commands = [...new Set([...image.versionCommands.map((argv) => argv[0]!), 'id'])];
+      const commands = [...new Set([...image.versionCommands.map((argv) => argv[0]!), 'touch', 'ls'])];
       const [configFlag, configPath] = config.config.Cmd;
       assert.equal(configFlag, '--config');
       writeConfigInRootfs(rootfs, configPath!, {
@@ -111,10 +111,12 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
         assert.ok(names.includes('describe_toolchain') && names.includes('exec_allowed'), names.join(', '));
         const described = await callTool(call, 'describe_toolchain', {});
         assert.equal(described.structuredContent?.name, image.name);
-        const id = await callTool(call, 'exec_allowed', { command: ['id', '-u'] });
-        assert.equal(
-          id.structuredContent?.stdout,
-          `${IMAGE_USER.id}\n`,
+        // Whose files the server's children write (`id` has no argv policy in the server, so it is refused).
+        await callTool(call, 'exec_allowed', { command: ['touch', 'owned-by'] });
+        const owner = await callTool(call, 'exec_allowed', { command: ['ls', '-n', 'owned-by'] });
+        assert.match(
+          owner.structuredContent?.stdout ?? JSON.stringify(owner),
+          new RegExp(`^\\S+ \\d+ ${IMAGE_USER.id} ${IMAGE_USER.id} `),
           'the server and its children run as 65532',
         );
         for (const argv of image.versionCommands) {
