@@ -78,8 +78,8 @@ export const IMAGES: readonly ImageDefinition[] = [
       'The toolyard toolchain server: /opt/toolyard (Node runtime + server bundle), copied by the init container into bring-your-own toolchain images.',
     packages: [],
     env: {},
-    // The init container's copy command.
-    versionCommands: [['cp', '--version']],
+    // coreutils, which the init container's `cp -R` needs (the server's policy refuses `cp --version`).
+    versionCommands: [['ls', '--version']],
   },
   {
     name: 'toolchain-node',
@@ -87,10 +87,8 @@ export const IMAGES: readonly ImageDefinition[] = [
     description: 'Node.js and npm from Debian, git and make, behind the toolyard toolchain server.',
     packages: [...COMMON_TOOLS, 'nodejs', 'npm'],
     env: { npm_config_update_notifier: 'false' },
-    versionCommands: [
-      ['node', '--version'],
-      ['npm', '--version'],
-    ],
+    // npm runs on the image's node (the server's policy refuses a bare `node --version` as reading stdin).
+    versionCommands: [['npm', '--version']],
   },
   {
     name: 'toolchain-go-python',

@@ -113,10 +113,10 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
         assert.equal(described.structuredContent?.name, image.name);
         // Whose files the server's children write (`id` has no argv policy in the server, so it is refused).
         await callTool(call, 'exec_allowed', { command: ['touch', 'owned-by'] });
-        const owner = await callTool(call, 'exec_allowed', { command: ['ls', '-n', 'owned-by'] });
+        const owner = await callTool(call, 'exec_allowed', { command: ['ls', '-l', 'owned-by'] });
         assert.match(
           owner.structuredContent?.stdout ?? JSON.stringify(owner),
-          new RegExp(`^\\S+ \\d+ ${IMAGE_USER.id} ${IMAGE_USER.id} `),
+          new RegExp(`^\\S+ \\d+ ${IMAGE_USER.name} ${IMAGE_USER.name} `),
           'the server and its children run as 65532',
         );
         for (const argv of image.versionCommands) {
@@ -184,6 +184,8 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
       ...rendered,
       listen: { host: '127.0.0.1', port: 0 },
       health: undefined,
+      // Bearer auth reads a mounted Secret file; this test is about the runtime, so it calls without a token.
+      auth: undefined,
       workspaceRoots: ['/tmp'],
     });
     const server = await startInRootfs({
