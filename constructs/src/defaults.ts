@@ -12,6 +12,13 @@ export const DEFAULT_CLAIM_ACCESS_MODES = ['ReadWriteOnce'] as const;
 export const DEFAULT_MCP_CONFIG_PATH = '/etc/toolyard/mcp';
 export const DEFAULT_GATEWAY_PATH = '/mcp';
 export const DEFAULT_GATEWAY_REPLICAS = 1;
+export const DEFAULT_GATEWAY_PRE_APPROVED = true;
+export const DEFAULT_GATEWAY_TOOL_TIMEOUT_SECONDS = 600;
+/**
+ * Added to a toolchain's `maxTimeoutSeconds` for the client-side tool timeout, so a long call always ends by
+ * the toolchain's own timeout (which kills the process group and reports it), never by the client giving up.
+ */
+export const CLIENT_TIMEOUT_MARGIN_SECONDS = 60;
 export const DEFAULT_PULL_POLICY = 'IfNotPresent';
 export const HEALTH_PORT_OFFSET = 1000;
 
@@ -53,6 +60,13 @@ export const TOOLYARD_IMAGE_PREFIX = 'ghcr.io/toolyard';
 export const DEFAULT_TOOLCHAIN_SERVER_IMAGE = {
   repository: `${TOOLYARD_IMAGE_PREFIX}/toolchain-server`,
   tag: PACKAGE_VERSION,
+} as const;
+
+/** Where each CLI reads its system-wide (managed) configuration; toolyard mounts its generated files there. */
+export const CLIENT_CONFIG_PATHS = {
+  claudeCode: '/etc/claude-code',
+  codex: '/etc/codex',
+  geminiCliSettings: '/etc/gemini-cli/settings.json',
 } as const;
 
 /** Fixed paths inside generated containers. */
