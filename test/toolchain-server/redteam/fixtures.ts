@@ -104,7 +104,7 @@ export function makePlayground(): Playground {
     '.env': `NODE_OPTIONS=--require ${join(outside, 'evil.js')}\n`,
     'scripts/parent-environ.sh': 'tr "\\000" "\\n" < /proc/$PPID/environ\n',
     'scripts/parent-environ.js':
-      "process.stdout.write(require('fs').readFileSync(`/proc/${process.ppid}/environ`, 'utf8').split('\\0').join('\\n'));\n",
+      "const path = '/proc/' + process.ppid + '/environ';\nprocess.stdout.write(require('fs').readFileSync(path, 'utf8').split('\\0').join('\\n'));\n",
     'scripts/read-token.sh': `cat ${tokenFile}\n`,
     'test/ok.test.js': "require('node:test')('ok', () => {});\n",
     'evil-hook': `#!/bin/sh\ntouch ${marker('hook')}\n`,
