@@ -3,8 +3,10 @@
  * p50/p99 of exec_allowed ["true"] over MCP HTTP vs a bare spawn("true") and their ratio; calls/s at
  * concurrency 1, 8 and 32; idle RSS; start-to-ready time; peak RSS while a child prints 200 MB with a 1 MB cap.
  *
- * The client speaks raw JSON-RPC over a keep-alive agent so that the figures measure the server, not a client
- * library. Usage: npm run bench:toolchain-server [-- --json]
+ * The server runs as in a pod: a bearer token from a file (every call authenticated), and an environment with
+ * more than the passthrough names, so it re-executes itself with a scrubbed one before it listens (that
+ * restart is part of start-to-ready). The client speaks raw JSON-RPC over a keep-alive agent so that the
+ * figures measure the server, not a client library. Usage: npm run bench:toolchain-server [-- --json]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -55,17 +57,29 @@ async function startServer(configPath: string): Promise<Server> {
   // Started as the image starts it: the same V8 flags, the bundle, no node_modules.
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, BUNDLE_PATH, '--config', configPath], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      // What a container adds: the server keeps none of it, so it re-executes with only PATH.
+      HOME: '/home/toolyard',
+      TMPDIR: '/tmp',
+      HOSTNAME: 'reviewer-6f7c9d-abcde',
+      CARGO_HOME: '/home/toolyard/.cargo',
+      SOME_CREDENTIAL: 'not-for-children',
+    },
   });
   const port = await listeningPort(child);
   // Ready means /readyz answers 200.
   for (;;) {
-    const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     await res.text();
     if (res.status === 200) break;
   }
   return { child, port, readyMs: performance.now() - started };
 }
+
+const TOKEN = 'bench-token-0123456789abcdef';
 
 function makeClient(port: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -77,6 +91,7 @@ function makeClient(port: number) {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
         'content-length': String(Buffer.byteLength(payload)),
+        authorization: `Bearer ${TOKEN}`,
       };
       if (session) headers['mcp-session-id'] = session;
       const req = request(
@@ -134,15 +149,19 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'toolyard-bench-'));
   const workspace = join(dir, 'workspace');
   mkdirSync(workspace);
+  writeFileSync(join(workspace, 'flood.sh'), `head -c ${200 * 1024 * 1024} /dev/zero\n`);
   const configPath = join(dir, 'config.json');
+  const tokenFile = join(dir, 'token');
+  writeFileSync(tokenFile, TOKEN);
   writeFileSync(
     configPath,
     JSON.stringify({
       name: 'bench',
       listen: { host: '127.0.0.1', port: 0 },
       workspaceRoots: [workspace],
-      tools: { mode: 'exec', allowedCommands: ['true', 'head'] },
+      tools: { mode: 'exec', allowedCommands: ['true', 'sh'] },
       env: { passthrough: ['PATH'] },
+      auth: { bearerTokenFile: tokenFile },
       limits: {
         defaultTimeoutSeconds: 60,
         maxTimeoutSeconds: 60,
@@ -178,7 +197,8 @@ async function main(): Promise<void> {
     floodPeak = Math.max(floodPeak, rssOf(pid));
   }, 5);
   const floodStart = performance.now();
-  const flood = await client.exec(['head', '-c', String(200 * 1024 * 1024), '/dev/zero']);
+  // A script in the workspace (the policy confines head's operands to the roots; /dev/zero is not in them).
+  const flood = await client.exec(['sh', 'flood.sh']);
   const floodMs = performance.now() - floodStart;
   clearInterval(sampler);
   const floodBytes = (flood.structuredContent?.stdoutBytes as number) ?? 0;

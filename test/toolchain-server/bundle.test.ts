@@ -4,7 +4,7 @@
  * environment, started exactly as the entrypoint starts it, and serves MCP over HTTP.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { bundle } from '../../toolchain-server/scripts/bundle.ts';
@@ -74,5 +74,48 @@ describe('bundled server (image entrypoint contract)', () => {
     assert.ok(
       server.lines.some((l) => l.event === 'audit' && (l.argv as string[] | null)?.[1] === 'from the bundle'),
     );
+  });
+
+  it('serves a 2026-07-28 request (per-request server) from the bundle, without the SDK default validator', async () => {
+    const revision = '2026-07-28';
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': revision,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'exec_allowed',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'exec_allowed',
+          arguments: { command: ['echo', 'modern'] },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': revision,
+            'io.modelcontextprotocol/clientInfo': { name: 'bundle-test', version: '1' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    assert.match(text, /"stdout":"modern\\n"/);
+  });
+
+  it('leaves out what the server never loads (ajv, schema compilers, inject, pino)', () => {
+    const source = readFileSync(join(opt, 'toolchain-server.mjs'), 'utf8');
+    for (const name of [
+      '@fastify/ajv-compiler',
+      '@fastify/fast-json-stringify-compiler',
+      'light-my-request',
+      'pino',
+    ])
+      assert.ok(source.includes(`${name} is not in the toolchain server bundle`), name);
+    assert.doesNotMatch(source, /schema with key or id|strictSchema/, 'ajv is in the bundle');
   });
 });

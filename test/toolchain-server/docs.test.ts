@@ -55,6 +55,11 @@ describe('docs/toolchain-server.md', () => {
     assert.match(doc, /The container is the boundary/);
   });
 
+  it('states the size of the red-team corpus as it is', async () => {
+    const { CORPUS } = await import('./redteam/corpus.ts');
+    assert.equal(Number(/holds (\d+) attacks/.exec(doc.replace(/\s+/g, ' '))?.[1]), CORPUS.length);
+  });
+
   it('carries measured benchmark figures', () => {
     assert.doesNotMatch(doc, /BENCH_FIGURES/);
     assert.match(doc, /p50 [\d.]+ ms/);

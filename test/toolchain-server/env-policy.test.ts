@@ -1,8 +1,17 @@
 /** The child environment: built from an allowlist, caller variables checked against the refused list. */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import {
+  parseToolchainServerConfig,
+  toolchainServerConfigSchema,
+} from '../../toolchain-server/src/config.ts';
 import { ToolError } from '../../toolchain-server/src/errors.ts';
 import { applyCallerEnv, buildBaseEnv, refusedEnvReason } from '../../toolchain-server/src/policy/env.ts';
+import { DEFAULT_PASSTHROUGH } from '../../toolchain-server/src/policy/env-names.ts';
+import { Toolchain } from '../../toolchain-server/src/toolchain.ts';
+import { makeWorkspace } from './helpers.ts';
 
 const refused = [
   'LD_PRELOAD',
@@ -141,5 +150,48 @@ describe('base env', () => {
       HOME: '/tmp/home',
       CARGO_HOME: '/cache/cargo',
     });
+  });
+});
+
+describe('defaults that work', () => {
+  it('without an env section, children get PATH and the locale, so make recipes find their tools', async () => {
+    const ws = makeWorkspace();
+    try {
+      // Recipes without shell syntax are exec'd by make itself, through PATH ("echo: No such file" without it).
+      writeFileSync(join(ws.root, 'Makefile'), 'all:\n\techo recipe ran\n\tprintenv LANG\n');
+      const config = toolchainServerConfigSchema.parse({
+        name: 'defaults',
+        listen: { port: 0 },
+        workspaceRoots: [ws.root],
+        tools: { mode: 'exec', allowedCommands: ['make'] },
+      });
+      assert.deepEqual(config.env.passthrough, [...DEFAULT_PASSTHROUGH]);
+      const toolchain = new Toolchain({
+        config,
+        env: { PATH: process.env.PATH, LANG: 'C.UTF-8', SECRET: 'x' },
+        log: () => {},
+        probeVersions: false,
+      });
+      const result = await toolchain.callTool('exec_allowed', { command: ['make', 'all'] });
+      const out = result.structuredContent as { exitCode: number; stdout: string; stderr: string };
+      assert.equal(out.exitCode, 0, out.stderr);
+      assert.match(out.stdout, /^recipe ran\nprintenv LANG\nC\.UTF-8$/m);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it('refuses a deployment allowlist that names a variable no caller may set', () => {
+    const parsed = parseToolchainServerConfig({
+      name: 'x',
+      listen: { port: 0 },
+      workspaceRoots: ['/w'],
+      env: { callerAllowed: ['DATABASE_URL', 'NODE_OPTIONS'] },
+    });
+    assert.equal(parsed.ok, false);
+    assert.match(
+      JSON.stringify(!parsed.ok && parsed.issues),
+      /\/env\/callerAllowed\/1.*NODE_OPTIONS can never be set/,
+    );
   });
 });

@@ -5,11 +5,44 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 export const BUNDLE_PATH = join(root, 'dist', 'toolchain-server.mjs');
+
+/**
+ * What the server never loads, left out of the bundle (each is replaced by a module that throws if it ever
+ * is loaded, so a change that needs one fails loudly in the bundle test):
+ * - the MCP SDK's Node shims construct an ajv-based default JSON Schema validator; every Server here gets
+ *   its own (mcp.ts), so the shims resolve to src/sdk-shims.ts instead;
+ * - fastify's schema compilers (ajv, fast-json-stringify): no route declares a schema (http.ts passes
+ *   compilers that refuse), and fastify loads them only when it would build its defaults;
+ * - fastify's inject helper (light-my-request) and pino: the server never injects and runs with logger: false.
+ * The source they would add is parsed at every start; leaving it out is worth a few megabytes of idle memory
+ * (docs/benchmarks.md).
+ */
+const NOT_BUNDLED = [
+  '@fastify/ajv-compiler',
+  '@fastify/fast-json-stringify-compiler',
+  'light-my-request',
+  'pino',
+];
+
+const leaveOutUnused: Plugin = {
+  name: 'toolyard-leave-out-unused',
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
+      path: join(root, 'src', 'sdk-shims.ts'),
+    }));
+    const names = new RegExp(`^(${NOT_BUNDLED.map((n) => n.replace(/[/.]/g, '\\$&')).join('|')})$`);
+    build.onResolve({ filter: names }, (args) => ({ path: args.path, namespace: 'toolyard-not-bundled' }));
+    build.onLoad({ filter: /.*/, namespace: 'toolyard-not-bundled' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not in the toolchain server bundle`)});`,
+      loader: 'js',
+    }));
+  },
+};
 
 export async function bundle(outfile = BUNDLE_PATH): Promise<string> {
   mkdirSync(dirname(outfile), { recursive: true });
@@ -39,6 +72,7 @@ export async function bundle(outfile = BUNDLE_PATH): Promise<string> {
       js: "#!/usr/bin/env node\nimport { createRequire as __toolyardCreateRequire } from 'node:module'; const require = __toolyardCreateRequire(import.meta.url);",
     },
     logLevel: 'warning',
+    plugins: [leaveOutUnused],
   });
   return outfile;
 }

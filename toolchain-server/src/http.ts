@@ -128,6 +128,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
 
   const app = Fastify({
     logger: false,
+    schemaController: NO_ROUTE_SCHEMAS,
     bodyLimit: 4 * 1024 * 1024,
     return503OnClosing: true,
     requestTimeout: timeouts.requestMs,
@@ -306,6 +307,21 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
 }
 
 /**
+ * No route here declares a JSON schema, so fastify never needs a schema validator or serializer; saying so
+ * keeps it from loading ajv and fast-json-stringify at all (about 3 MB of idle memory, docs/benchmarks.md).
+ */
+const NO_ROUTE_SCHEMAS = {
+  compilersFactory: {
+    buildValidator: () => () => {
+      throw new Error('toolchain server routes declare no request schemas');
+    },
+    buildSerializer: () => () => {
+      throw new Error('toolchain server routes declare no response schemas');
+    },
+  },
+};
+
+/**
  * Node's header and request timeouts only start counting at a connection's first byte; a client that
  * connects and sends nothing would hold its socket forever. Until the first request arrives, the socket
  * itself times out; after that, Node's own timeouts (and keep-alive) take over.
@@ -334,7 +350,7 @@ function registerHealthRoutes(app: FastifyInstance, toolchain: Toolchain): void 
  * serves `/healthz` and `/readyz` and nothing else (no MCP, no metrics).
  */
 export function buildHealthServer(toolchain: Toolchain): FastifyInstance {
-  const app = Fastify({ logger: false, return503OnClosing: false });
+  const app = Fastify({ logger: false, schemaController: NO_ROUTE_SCHEMAS, return503OnClosing: false });
   registerHealthRoutes(app, toolchain);
   return app;
 }

@@ -8,13 +8,19 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-type GcFunction = (options?: { type?: 'minor' | 'major'; execution?: 'sync' | 'async' }) => void;
+type GcFunction = (options?: {
+  type?: 'minor' | 'major';
+  execution?: 'sync' | 'async';
+  flavor?: 'regular' | 'last-resort';
+}) => void;
 
 const RECLAIM_EVERY_BYTES = 4 * 1024 * 1024;
 let gc: GcFunction | null | undefined;
 let sinceLast = 0;
 
 function loadGc(): GcFunction | null {
+  const exposed = (globalThis as { gc?: unknown }).gc;
+  if (typeof exposed === 'function') return exposed as GcFunction;
   try {
     setFlagsFromString('--expose-gc');
     const fn = runInNewContext('gc') as unknown;
@@ -36,5 +42,5 @@ export function noteBytesRead(bytes: number): void {
 /** A full collection, for moments when the server is idle (after start-up): returns start-up garbage. */
 export function reclaimIdleMemory(): void {
   if (gc === undefined) gc = loadGc();
-  gc?.({ type: 'major', execution: 'sync' });
+  gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }

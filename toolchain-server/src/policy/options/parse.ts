@@ -36,6 +36,8 @@ export interface ParsedCommand {
   readonly directories: string[];
   /** The tables argv went through: the command, then each subcommand or selected module. */
   readonly tables: CommandSpec[];
+  /** The options recognised, in order, by their full spelling: what the tool will act on. */
+  readonly options: Array<{ readonly table: string; readonly option: string; readonly value?: string }>;
 }
 
 export function refuse(rule: PolicyRule, message: string, allowed: string): never {
@@ -198,6 +200,7 @@ class Parser {
   private readonly deferred: ParsedValue[] = [];
   private readonly directories: string[] = [];
   private readonly levels: Level[] = [];
+  private readonly recognised: ParsedCommand['options'] = [];
   private i = 0;
   /** After `--`, a stop at the first operand, or an option that ends options. */
   private optionsDone = false;
@@ -405,6 +408,11 @@ class Parser {
     const level = this.level;
     level.sawOption = true;
     level.given.add(spec.names[0]!);
+    this.recognised.push(
+      value === undefined
+        ? { table: level.table.name, option: canonicalName(spec) }
+        : { table: level.table.name, option: canonicalName(spec), value },
+    );
     this.out.push(...words);
     if (value !== undefined && spec.value) {
       const what = `\`${level.table.name} ${spec.names[0]}\``;
@@ -503,6 +511,7 @@ class Parser {
       deferred: this.deferred,
       directories: this.directories,
       tables: this.levels.map((l) => l.table),
+      options: this.recognised,
     };
   }
 }
