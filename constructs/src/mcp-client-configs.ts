@@ -1,6 +1,7 @@
 /**
  * Backends' MCP client configs, one format per backend type. Every server is a streamable-HTTP endpoint:
- * toolchains on `http://127.0.0.1:<port>/mcp` inside the pod, gateways at their Service or declared URL.
+ * toolchain sidecars on `http://127.0.0.1:<port>/mcp` inside the pod, toolchain pods and gateways at their Service,
+ * external gateways at their declared URL.
  * Credentials appear only as references to environment variables, never as values.
  */
 import type { AgentPlan, BackendType, PlannedBackend } from './plan.ts';
@@ -35,7 +36,7 @@ export function mcpServerEntries(plan: AgentPlan): McpServerEntry[] {
   return [
     ...plan.toolchains.map((t) => ({
       name: t.serverName,
-      url: `http://127.0.0.1:${t.port}/mcp`,
+      url: t.url,
       kind: 'toolchain' as const,
       ...(t.auth ? { tokenEnv: t.auth.backendEnv } : {}),
     })),
