@@ -218,12 +218,13 @@ function podPortClashes(pod: string, ports: readonly PodPort[]): SpecProblem[] {
   return problems;
 }
 
-/** A toolchain in its own pod listens beyond loopback: it needs a bearer token, or an explicit waiver. */
+/**
+ * A toolchain in its own pod listens beyond loopback: it needs a bearer token, or an explicit waiver. (Its
+ * objects, `<agent>-toolchain-<name>`, cannot clash with a gateway's: a gateway named `toolchain-<name>` is
+ * already a duplicate MCP server name.)
+ */
 function checkToolchainPlacement(plan: AgentPlan): SpecProblem[] {
   const problems: SpecProblem[] = [];
-  const gatewayObjects = new Map(
-    plan.gateways.flatMap((g, i) => (g.kind === 'deployed' ? [[g.objectName, i] as const] : [])),
-  );
   plan.toolchains.forEach((t, i) => {
     const base = `/spec/toolchains/${i}`;
     if (!t.pod) {
@@ -246,13 +247,6 @@ function checkToolchainPlacement(plan: AgentPlan): SpecProblem[] {
         path: `${base}/insecureAllowUnauthenticated`,
         message: `toolchain "${t.name}" has auth, so insecureAllowUnauthenticated would change nothing`,
         hint: 'remove insecureAllowUnauthenticated (the token stays required), or remove auth to waive it',
-      });
-    const gateway = gatewayObjects.get(t.pod.objectName);
-    if (gateway !== undefined)
-      problems.push({
-        path: `${base}/name`,
-        message: `toolchain "${t.name}" has placement: pod, whose objects "${t.pod.objectName}" would be those of gateway "${plan.gateways[gateway]!.name}"`,
-        hint: 'rename the toolchain or the gateway',
       });
   });
   return problems;
