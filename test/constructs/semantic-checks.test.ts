@@ -133,7 +133,7 @@ describe('placement: pod', () => {
     auth: { bearerTokenSecret: { name: 'rust-token', key: 'token' } },
   };
   const rwx = {
-    volume: { persistentVolumeClaim: { storage: '10Gi', accessModes: ['ReadWriteMany' as const] } },
+    volume: { persistentVolumeClaim: { storage: '10Gi', accessModes: ['ReadWriteMany'] as ['ReadWriteMany'] } },
   };
 
   it('accepts a toolchain pod on a ReadWriteMany claim, new or declared', () => {
