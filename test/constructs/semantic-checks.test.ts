@@ -133,7 +133,9 @@ describe('placement: pod', () => {
     auth: { bearerTokenSecret: { name: 'rust-token', key: 'token' } },
   };
   const rwx = {
-    volume: { persistentVolumeClaim: { storage: '10Gi', accessModes: ['ReadWriteMany'] as ['ReadWriteMany'] } },
+    volume: {
+      persistentVolumeClaim: { storage: '10Gi', accessModes: ['ReadWriteMany'] as ['ReadWriteMany'] },
+    },
   };
 
   it('accepts a toolchain pod on a ReadWriteMany claim, new or declared', () => {

@@ -203,11 +203,11 @@ describe('ToolchainPod', () => {
     assert.deepEqual(JSON.parse(files['claude']!).mcpServers['toolchain-rust'], {
       type: 'http',
       url,
-      headers: { Authorization: 'Bearer ${TOOLYARD_TOOLCHAIN_RUST_TOKEN}' },
+      headers: { Authorization: `Bearer \${TOOLYARD_TOOLCHAIN_RUST_TOKEN}` },
     });
     assert.deepEqual(JSON.parse(files['gemini']!).mcpServers['toolchain-rust'], {
       httpUrl: url,
-      headers: { Authorization: 'Bearer ${TOOLYARD_TOOLCHAIN_RUST_TOKEN}' },
+      headers: { Authorization: `Bearer \${TOOLYARD_TOOLCHAIN_RUST_TOKEN}` },
     });
     assert.match(
       files['codex']!,
