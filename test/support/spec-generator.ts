@@ -324,6 +324,9 @@ export function generateSpec(seed: number): ToolyardAgent {
         ...(random.bool(0.3) ? { modelEgress: { cidrs: ['0.0.0.0/0', '::/0'], ports: [443] } } : {}),
         ...(random.bool(0.3) ? { apiServerEgress: { cidrs: ['10.96.0.1/32'], ports: [443] } } : {}),
         ...(random.bool(0.3)
+          ? { registryEgress: { cidrs: ['10.40.0.0/16', '2001:db8:40::/48'], ports: [443, 8443] } }
+          : {}),
+        ...(random.bool(0.3)
           ? {
               agentIngressFrom: [
                 { ...(random.bool() ? { namespace: 'harness' } : {}), podLabels: { app: 'harness' } },
