@@ -60,7 +60,10 @@ export interface PlannedBackend {
   readonly secretEnv: readonly SecretRef[];
   readonly resources: Resources;
   readonly healthPath?: string;
-  readonly mcpConfigPath: string;
+  /** Where a `custom` backend gets its configs; other types read fixed system locations (set only if the spec did). */
+  readonly mcpConfigPath?: string;
+  /** The spec's extra client settings, merged into the generated config. */
+  readonly settings?: Readonly<Record<string, unknown>>;
 }
 
 export interface PlannedToolchain {
@@ -120,6 +123,10 @@ interface PlannedGatewayBase {
   readonly name: string;
   /** URL written into backends' client configs. */
   readonly url: string;
+  /** Backends may call its tools without an interactive approval. */
+  readonly preApproved: boolean;
+  /** Client-side timeout of one tool call. */
+  readonly toolTimeoutSeconds: number;
   readonly auth?: PlannedGatewayAuth;
   readonly egress?: EgressRule;
 }
@@ -310,7 +317,10 @@ function planBackend(backend: Backend): PlannedBackend {
     secretEnv: (backend.secretEnv ?? []).map((s) => ({ env: s.name, secretName: s.secretName, key: s.key })),
     resources: backend.resources ?? D.DEFAULT_BACKEND_RESOURCES,
     ...(backend.healthPath ? { healthPath: backend.healthPath } : {}),
-    mcpConfigPath: backend.mcpConfigPath ?? D.DEFAULT_MCP_CONFIG_PATH,
+    ...(backend.mcpConfigPath !== undefined || backend.type === 'custom'
+      ? { mcpConfigPath: backend.mcpConfigPath ?? D.DEFAULT_MCP_CONFIG_PATH }
+      : {}),
+    ...(backend.settings !== undefined ? { settings: backend.settings } : {}),
   };
 }
 
@@ -370,6 +380,13 @@ function planAuth(gateway: DeployedGateway | ExternalGateway): PlannedGatewayAut
   };
 }
 
+function planGatewayCalls(gateway: DeployedGateway | ExternalGateway) {
+  return {
+    preApproved: gateway.preApproved ?? D.DEFAULT_GATEWAY_PRE_APPROVED,
+    toolTimeoutSeconds: gateway.toolTimeoutSeconds ?? D.DEFAULT_GATEWAY_TOOL_TIMEOUT_SECONDS,
+  };
+}
+
 function planDeployedGateway(gateway: DeployedGateway, names: AgentNames): PlannedDeployedGateway {
   const path = gateway.path ?? D.DEFAULT_GATEWAY_PATH;
   const kubernetes = gateway.authority?.kubernetes;
@@ -377,6 +394,7 @@ function planDeployedGateway(gateway: DeployedGateway, names: AgentNames): Plann
   return {
     kind: 'deployed',
     name: gateway.name,
+    ...planGatewayCalls(gateway),
     objectName: names.gateway(gateway.name),
     url: `http://${names.gatewayHost(gateway.name)}:${gateway.port}${path}`,
     ...(auth ? { auth } : {}),
@@ -402,6 +420,7 @@ function planExternalGateway(gateway: ExternalGateway): PlannedExternalGateway {
   return {
     kind: 'external',
     name: gateway.name,
+    ...planGatewayCalls(gateway),
     url: gateway.url,
     ...(auth ? { auth } : {}),
     ...(gateway.egress ? { egress: gateway.egress } : {}),

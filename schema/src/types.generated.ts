@@ -172,7 +172,7 @@ export interface Backend {
    */
   name: string;
   /**
-   * Runtime family; selects the MCP client config format: `claude` (Claude Code `mcpServers` JSON), `openai` (Codex `config.toml`), `gemini` (Gemini CLI `settings.json`), `custom` (Claude-style JSON).
+   * Runtime family; selects where and in which format the generated MCP client config is mounted: `claude` (Claude Code managed settings in `/etc/claude-code/`), `openai` (Codex system config in `/etc/codex/`), `gemini` (Gemini CLI system settings at `/etc/gemini-cli/settings.json`), `custom` (all three formats in `mcpConfigPath`). See the Backend images guide for the full contract.
    */
   type: 'claude' | 'openai' | 'gemini' | 'custom';
   image: Image;
@@ -199,9 +199,13 @@ export interface Backend {
    */
   healthPath?: string;
   /**
-   * Directory in the backend container where its generated MCP client config is mounted (file `mcp.json`, `config.toml` or `settings.json` by type). Its path is also exported as `TOOLYARD_MCP_CONFIG`.
+   * `custom` backends only: the directory where the three config formats are mounted (`mcp.json`, `config.toml`, `settings.json`; default `/etc/toolyard/mcp`); its `mcp.json` is also exported as `TOOLYARD_MCP_CONFIG`. Claude Code, Codex and Gemini CLI read their configs from fixed system locations instead, so other types may not set it.
    */
   mcpConfigPath?: string;
+  /**
+   * Extra settings merged into the generated client config: Claude Code `managed-settings.json`, Codex `/etc/codex/config.toml` (written as TOML, so no `null`), Gemini CLI system `settings.json`. For what toolyard does not decide: the model, its provider and endpoint, telemetry. Keys toolyard generates (MCP servers, their approvals, trust and timeouts, the hardening settings) cannot be set here; `custom` backends take none.
+   */
+  settings?: Record<string, unknown>;
 }
 /**
  * A container image, pinned by tag or digest.
@@ -628,6 +632,14 @@ export interface DeployedGateway {
   healthPath?: string;
   resources?: Resources2;
   serviceAccountAnnotations?: StringMap8;
+  /**
+   * Whether backends may call this gateway's tools without an interactive approval (Claude Code permission rule, Codex `default_tools_approval_mode = "approve"`, Gemini CLI `trust`). Set false to withhold it: headless runs then cannot call the gateway at all.
+   */
+  preApproved?: boolean;
+  /**
+   * How long backends wait for one call of this gateway's tools before giving up.
+   */
+  toolTimeoutSeconds?: number;
 }
 /**
  * External authority the gateway holds.
@@ -717,6 +729,14 @@ export interface ExternalGateway {
   url: string;
   auth?: GatewayAuth;
   egress?: EgressRule3;
+  /**
+   * Whether backends may call this gateway's tools without an interactive approval (Claude Code permission rule, Codex `default_tools_approval_mode = "approve"`, Gemini CLI `trust`). Set false to withhold it: headless runs then cannot call the gateway at all.
+   */
+  preApproved?: boolean;
+  /**
+   * How long backends wait for one call of this gateway's tools before giving up.
+   */
+  toolTimeoutSeconds?: number;
 }
 /**
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema

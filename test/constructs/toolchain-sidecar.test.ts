@@ -215,7 +215,9 @@ describe('ToolchainSidecar', () => {
         valueFrom: { secretKeyRef: { name: 'rust-token', key: 'token' } },
       },
     );
-    const mcp = JSON.parse((find(objects, 'ConfigMap', 'tiny-mcp-clients') as Json).data['claude.mcp.json']);
+    const mcp = JSON.parse(
+      (find(objects, 'ConfigMap', 'tiny-mcp-clients') as Json).data['claude.managed-mcp.json'],
+    );
     assert.deepEqual(mcp.mcpServers['toolchain-rust'].headers, {
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the client config names the variable, literally
       Authorization: 'Bearer ${TOOLYARD_TOOLCHAIN_RUST_TOKEN}',

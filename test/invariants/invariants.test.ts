@@ -262,6 +262,21 @@ describe('invariants fail on tampered renderings', () => {
     expectViolation('toolchainsHoldNoCredentials', objects, /toolchain-helm: mounts \/var\/run\/secrets/);
   });
 
+  it('clientConfigsKeepContract: a client timeout under the toolchain maximum, a withheld gateway approved', () => {
+    const objects = tampered((o) => {
+      const data = find(o, 'ConfigMap', 'operator-mcp-clients')['data'];
+      data['codex.config.toml'] = data['codex.config.toml']
+        .replace('tool_timeout_sec = 1860', 'tool_timeout_sec = 300')
+        .replace('default_tools_approval_mode = "prompt"', 'default_tools_approval_mode = "approve"');
+    });
+    expectViolation(
+      'clientConfigsKeepContract',
+      objects,
+      /toolchain-helm times out after 300 s, under 1801 s/,
+    );
+    expectViolation('clientConfigsKeepContract', objects, /helm pre-approved true, the spec says false/);
+  });
+
   it("toolchainsHoldNoCredentials: a gateway's token mounted into a toolchain, a token mounted writable", () => {
     const objects = tampered((o) => {
       const pod = agentPod(o);
