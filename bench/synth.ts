@@ -1,7 +1,9 @@
 /**
  * `npm run bench:synth`: renders 1, 100 and 1,000 agents of the examples' shape (cycling the three examples,
  * renamed per agent) to YAML, and compares with building the very same objects with bare cdk8s (cdk8s-plus-28's
- * `k8s` L1 classes in a Chart, then `chart.toJson()` and the same YAML serialisation) in the same run.
+ * `k8s` L1 classes in a Chart, then `chart.toJson()` and the same YAML serialisation) in the same run. A second
+ * scenario renders 1,000 agents with two toolchains in their own pods each (`polyglot-reviewer`'s shape:
+ * per agent a shared claim, three Deployments, Services, ServiceAccounts and NetworkPolicies).
  *
  * Each case runs in a fresh child process, so peak RSS and heap belong to that case alone. The baseline's
  * props are prepared before its clock starts (hand-written cdk8s code would have them as literals), and its
@@ -21,20 +23,31 @@ import { type KubeObject, renderAgent, toYamlDocuments } from '../constructs/src
 import type { ToolyardAgent } from '../schema/src/types.generated.ts';
 
 const SIZES = [1, 100, 1000] as const;
-const EXAMPLES = ['polyglot-reviewer', 'web-infra', 'cluster-operator'];
+/** Scenarios: the examples' mix, and agents whose two toolchains each run in a pod of their own. */
+const SHAPES = {
+  examples: ['polyglot-reviewer', 'web-infra', 'cluster-operator'],
+  'toolchain-pods': ['polyglot-reviewer'],
+} as const;
+type Shape = keyof typeof SHAPES;
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-/** `count` agents of the examples' shape, each with its own name. */
-function agents(count: number): ToolyardAgent[] {
-  const shapes = EXAMPLES.map((name) => {
+/** `count` agents of a scenario's shape, each with its own name. */
+function agents(count: number, shape: Shape): ToolyardAgent[] {
+  const shapes = SHAPES[shape].map((name) => {
     const file = `${ROOT}examples/${name}.yaml`;
     const result = checkSpecText(readFileSync(file, 'utf8'), file);
     if (!result.ok) throw new Error(`${file} is invalid`);
     return result.specs[0]!.agent;
   });
+  if (shape === 'toolchain-pods')
+    assert.equal(
+      shapes[0]!.spec.toolchains?.filter((t) => t.placement === 'pod').length,
+      2,
+      'the scenario needs two toolchain pods per agent',
+    );
   return Array.from({ length: count }, (_, i) => {
-    const shape = shapes[i % shapes.length]!;
-    return { ...shape, metadata: { ...shape.metadata, name: `${shape.metadata.name}-${i}` } };
+    const spec = shapes[i % shapes.length]!;
+    return { ...spec, metadata: { ...spec.metadata, name: `${spec.metadata.name}-${i}` } };
   });
 }
 
@@ -50,6 +63,7 @@ const L1_CLASSES: Readonly<Record<string, L1>> = {
   Role: k8s.KubeRole as unknown as L1,
   RoleBinding: k8s.KubeRoleBinding as unknown as L1,
   NetworkPolicy: k8s.KubeNetworkPolicy as unknown as L1,
+  PersistentVolumeClaim: k8s.KubePersistentVolumeClaim as unknown as L1,
 };
 
 /** Rendered JSON → L1 props: quantities and int-or-strings become cdk8s' wrapper types. */
@@ -106,6 +120,7 @@ function buildBaseline(name: string, objects: ReturnType<typeof l1Props>): strin
 
 interface CaseResult {
   readonly impl: 'toolyard' | 'cdk8s';
+  readonly shape: Shape;
   readonly agents: number;
   readonly totalMs: number;
   readonly peakRssMiB: number;
@@ -113,8 +128,8 @@ interface CaseResult {
   readonly bytes: number;
 }
 
-function runCase(impl: CaseResult['impl'], count: number): CaseResult {
-  const input = agents(count);
+function runCase(impl: CaseResult['impl'], count: number, shape: Shape): CaseResult {
+  const input = agents(count, shape);
   // The baseline starts from ready-made props (outside the clock) and must produce the same YAML.
   const prepared =
     impl === 'cdk8s' ? input.map((agent) => ({ agent, objects: l1Props(renderAgent(agent).objects) })) : [];
@@ -140,6 +155,7 @@ function runCase(impl: CaseResult['impl'], count: number): CaseResult {
   peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   return {
     impl,
+    shape,
     agents: count,
     totalMs,
     peakRssMiB: (process.resourceUsage().maxRSS * 1024) / 2 ** 20,
@@ -152,21 +168,27 @@ function runCase(impl: CaseResult['impl'], count: number): CaseResult {
 
 const caseIndex = process.argv.indexOf('--case');
 if (caseIndex >= 0) {
-  const [impl, count] = (process.argv[caseIndex + 1] ?? '').split(':');
-  process.stdout.write(JSON.stringify(runCase(impl as CaseResult['impl'], Number(count))));
+  const [impl, count, shape] = (process.argv[caseIndex + 1] ?? '').split(':');
+  process.stdout.write(
+    JSON.stringify(runCase(impl as CaseResult['impl'], Number(count), (shape ?? 'examples') as Shape)),
+  );
 } else {
   const results: CaseResult[] = [];
-  for (const count of SIZES)
+  const cases: [number, Shape][] = [
+    ...SIZES.map((n) => [n, 'examples'] as [number, Shape]),
+    [1000, 'toolchain-pods'],
+  ];
+  for (const [count, shape] of cases)
     for (const impl of ['toolyard', 'cdk8s'] as const) {
       const child = spawnSync(
         process.execPath,
-        ['--expose-gc', fileURLToPath(import.meta.url), '--case', `${impl}:${count}`],
+        ['--expose-gc', fileURLToPath(import.meta.url), '--case', `${impl}:${count}:${shape}`],
         {
           encoding: 'utf8',
           maxBuffer: 1 << 20,
         },
       );
-      if (child.status !== 0) throw new Error(`case ${impl}:${count} failed:\n${child.stderr}`);
+      if (child.status !== 0) throw new Error(`case ${impl}:${count}:${shape} failed:\n${child.stderr}`);
       results.push(JSON.parse(child.stdout) as CaseResult);
     }
   const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
@@ -174,6 +196,7 @@ if (caseIndex >= 0) {
     `synth benchmark — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length}× ${cpus()[0]?.model.trim() ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
     '',
     row([
+      'scenario',
       'agents',
       'toolyard ms/agent',
       'toolyard total ms',
@@ -184,13 +207,14 @@ if (caseIndex >= 0) {
       'cdk8s peak RSS MiB',
       'ratio',
     ]),
-    row(['---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
   ];
-  for (const count of SIZES) {
-    const ours = results.find((r) => r.impl === 'toolyard' && r.agents === count)!;
-    const base = results.find((r) => r.impl === 'cdk8s' && r.agents === count)!;
+  for (const [count, shape] of cases) {
+    const ours = results.find((r) => r.impl === 'toolyard' && r.agents === count && r.shape === shape)!;
+    const base = results.find((r) => r.impl === 'cdk8s' && r.agents === count && r.shape === shape)!;
     lines.push(
       row([
+        shape,
         String(count),
         (ours.totalMs / count).toFixed(2),
         ours.totalMs.toFixed(0),
@@ -203,15 +227,20 @@ if (caseIndex >= 0) {
       ]),
     );
   }
-  const thousand = results.find((r) => r.impl === 'toolyard' && r.agents === 1000)!;
-  const hundred = results.find((r) => r.impl === 'toolyard' && r.agents === 100)!;
-  const base1000 = results.find((r) => r.impl === 'cdk8s' && r.agents === 1000)!;
+  const find = (impl: CaseResult['impl'], agents: number, shape: Shape = 'examples') =>
+    results.find((r) => r.impl === impl && r.agents === agents && r.shape === shape)!;
+  const thousand = find('toolyard', 1000);
+  const hundred = find('toolyard', 100);
+  const base1000 = find('cdk8s', 1000);
+  const pods = find('toolyard', 1000, 'toolchain-pods');
   lines.push(
     '',
     `aims: 1,000 agents < 10 s: ${(thousand.totalMs / 1000).toFixed(2)} s ${thousand.totalMs < 10_000 ? 'ok' : 'MISSED'}; ` +
       `< 1 GiB: ${thousand.peakRssMiB.toFixed(0)} MiB ${thousand.peakRssMiB < 1024 ? 'ok' : 'MISSED'}; ` +
       `linear (ms/agent 1,000 vs 100): ${(thousand.totalMs / 1000 / (hundred.totalMs / 100)).toFixed(2)}×; ` +
       `ratio at 1,000: ${(thousand.totalMs / base1000.totalMs).toFixed(2)} ${thousand.totalMs / base1000.totalMs < 1.5 ? 'ok' : 'MISSED'}`,
+    `toolchain pods: 1,000 agents with two each < 10 s: ${(pods.totalMs / 1000).toFixed(2)} s ${pods.totalMs < 10_000 ? 'ok' : 'MISSED'}; ` +
+      `< 1 GiB: ${pods.peakRssMiB.toFixed(0)} MiB ${pods.peakRssMiB < 1024 ? 'ok' : 'MISSED'}`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -5,10 +5,10 @@
  */
 import { CONFIG_HASH_ANNOTATION as CONFIG_HASH } from '../../constructs/src/agent-workload.ts';
 import { LABEL, MANAGED_BY, PART_OF } from '../../constructs/src/names.ts';
-import type { AgentPlan, PlannedDeployedGateway } from '../../constructs/src/plan.ts';
+import { type AgentPlan, type PlannedDeployedGateway, podToolchains } from '../../constructs/src/plan.ts';
 import type { KubeObject, RenderResult } from '../../constructs/src/render.ts';
 import { type ComponentValues, componentNodes, componentValues } from './component-values.ts';
-import { podSpec, volumeClaimTemplates } from './pod-template.ts';
+import { claimSpec, persistenceRef, podSpec, volumeClaimTemplates } from './pod-template.ts';
 import { type ExprNode, emitMap, entry, expr, goString, templatedString } from './template-yaml.ts';
 import { group, leaf, type ValueNode } from './values-model.ts';
 import { dictLiteral, pad, sameMap, valuesKey, valuesRef, without } from './values-refs.ts';
@@ -144,13 +144,21 @@ export class ChartBuilder {
     let values = this.components.get(component);
     if (values) return values;
     if (component === 'agent') {
+      const sidecars = this.plan.toolchains.filter((t) => t.placement === 'sidecar');
       values = componentValues(
         ['agent'],
         `The agent pod (${this.workloadKind} ${this.agent}): backends ${this.plan.backends.map((b) => b.name).join(', ')}${
-          this.plan.toolchains.length > 0
-            ? `; toolchain sidecars ${this.plan.toolchains.map((t) => t.name).join(', ')}`
-            : ''
+          sidecars.length > 0 ? `; toolchain sidecars ${sidecars.map((t) => t.name).join(', ')}` : ''
         }.`,
+        false,
+      );
+    } else if (this.toolchainOf(component)) {
+      const toolchain = this.toolchainOf(component)!;
+      values = componentValues(
+        ['toolchains', valuesKey(toolchain.name)],
+        `Toolchain "${toolchain.name}" in its own pod (placement: pod): Deployment, Service on port ${toolchain.port}, ServiceAccount and NetworkPolicy of its own; tools ${toolchain.mode}${
+          toolchain.presets.length > 0 ? ` ${toolchain.presets.join(', ')}` : ''
+        }, egress ${toolchain.egress}.`,
         false,
       );
     } else {
@@ -169,6 +177,11 @@ export class ChartBuilder {
     }
     this.components.set(component, values);
     return values;
+  }
+
+  /** The toolchain whose own pod a component is (`toolchain-<name>`, placement: pod). */
+  toolchainOf(component: string) {
+    return podToolchains(this.plan).find((t) => t.pod.component === component);
   }
 
   // ---------------------------------------------------------------- metadata
@@ -355,6 +368,8 @@ export class ChartBuilder {
       return this.metadataEntry(object, map, component, 'claim', path);
     }
     if (isWorkload && at('spec', 'template', 'spec')) return podSpec(this, object, map, component, path);
+    if (object.kind === 'PersistentVolumeClaim' && at('spec'))
+      return claimSpec(this, object, map, component, path);
     if (isWorkload && at('spec')) return this.workloadSpec(object, map, component, path);
     const selectorPosition = key === 'matchLabels' || (object.kind === 'Service' && at('spec', 'selector'));
     if (selectorPosition) {
@@ -383,7 +398,9 @@ export class ChartBuilder {
             'replicas',
             component === 'agent'
               ? 'Number of agent pods (each with its own emptyDir workspace; a shared claim must be ReadWriteMany).'
-              : 'Number of gateway replicas.',
+              : this.toolchainOf(component)
+                ? "Number of toolchain pods. Keep 1: an MCP session lives in one server process, and the Service spreads a client's connections over every pod."
+                : 'Number of gateway replicas.',
             { type: 'integer', minimum: 0 },
             v,
           ),
@@ -416,6 +433,9 @@ export class ChartBuilder {
       const component = this.serviceAccounts.get(object.metadata.name)!;
       conditions.push(`${valuesRef([...this.componentValues(component).path, 'serviceAccount', 'create'])}`);
     }
+    // The shared workspace claim gives way to an existing one (agent.persistence.existingClaim).
+    if (object.kind === 'PersistentVolumeClaim')
+      conditions.push(`not ${persistenceRef(this, 'existingClaim')}`);
     const namespace = object.metadata.namespace;
     // An object the spec puts into another namespace (a gateway's Role there) that also exists in the spec's
     // own namespace would be a duplicate when the release is installed into that other namespace: the
@@ -440,11 +460,26 @@ export class ChartBuilder {
     return condition ? `{{- if ${condition} }}\n${body}\n{{- end }}` : body;
   }
 
-  componentGroups(): { agent: ValueNode | undefined; gateways: ValueNode | undefined } {
+  componentGroups(): {
+    agent: ValueNode | undefined;
+    toolchains: ValueNode | undefined;
+    gateways: ValueNode | undefined;
+  } {
     const agent = this.components.get('agent');
-    const gateways = [...this.components.entries()].filter(([c]) => c !== 'agent');
+    const toolchains = [...this.components.entries()].filter(([c]) => this.toolchainOf(c));
+    const gateways = [...this.components.entries()].filter(([c]) => c !== 'agent' && !this.toolchainOf(c));
     return {
       agent: agent ? group('agent', agent.description, componentNodes(agent)) : undefined,
+      toolchains:
+        toolchains.length > 0
+          ? group(
+              'toolchains',
+              'Toolchains in their own pods (placement: pod), by name.',
+              toolchains.map(([, values]) =>
+                group(values.path[1]!, values.description, componentNodes(values)),
+              ),
+            )
+          : undefined,
       gateways:
         gateways.length > 0
           ? group(

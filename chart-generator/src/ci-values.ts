@@ -74,6 +74,28 @@ export function ciValues(
       },
     ],
   };
+  const toolchains = Object.keys((values['toolchains'] as Json) ?? {});
+  if (toolchains.length > 0) {
+    const toolchain = (values['toolchains'] as Record<string, Json>)[toolchains[0]!]!;
+    const container = Object.keys((toolchain['containers'] as Json) ?? {})[0];
+    overrides['toolchains'] = {
+      [toolchains[0]!]: {
+        serviceAccount: { annotations: { 'example.com/identity': 'none' } },
+        nodeSelector: { 'example.com/pool': 'builds' },
+        podLabels: { team: 'builds' },
+        ...(container
+          ? {
+              containers: {
+                [container]: {
+                  resources: { requests: { cpu: '2', memory: '4Gi' }, limits: { memory: '8Gi' } },
+                  extraEnv: [{ name: 'CARGO_BUILD_JOBS', value: '2' }],
+                },
+              },
+            }
+          : {}),
+      },
+    };
+  }
   const gateways = Object.keys((values['gateways'] as Json) ?? {});
   if (gateways.length > 0) {
     overrides['gateways'] = {

@@ -57,7 +57,11 @@ function httpGet(container: Json | undefined): { path: string; port: number } | 
     : undefined;
 }
 
-/** What the test checks: each toolchain's readiness probe, each deployed gateway's Service. */
+/**
+ * What the test checks: each toolchain sidecar's readiness probe, each toolchain pod's readiness through its
+ * Service (the MCP listener answers `/readyz` without a token, and the Service is what backends use), each
+ * deployed gateway's Service.
+ */
 export function helmTestChecks(builder: ChartBuilder): HelmTestCheck[] {
   const checks: HelmTestCheck[] = [];
   const workloads = builder.objects.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
@@ -79,6 +83,18 @@ export function helmTestChecks(builder: ChartBuilder): HelmTestCheck[] {
   }
   for (const service of builder.objects.filter((o) => o.kind === 'Service')) {
     const component = builder.componentOf(service);
+    const toolchain = builder.toolchainOf(component);
+    if (toolchain) {
+      checks.push({
+        label: `toolchain ${toolchain.name} readiness`,
+        service: service.metadata.name,
+        port: toolchain.port,
+        path: '/readyz',
+        component,
+        targetPort: toolchain.port,
+      });
+      continue;
+    }
     if (!component.startsWith('gateway-')) continue;
     const port = ((service['spec'] as Json)['ports'] as Json[])[0]!;
     const pod = podSpecOf(workloads.find((o) => builder.componentOf(o) === component));
@@ -123,7 +139,7 @@ export function helmTest(builder: ChartBuilder): HelmTest | undefined {
 
   const values = group(
     'tests',
-    "`helm test`: a pod that checks every toolchain's readiness endpoint and every gateway's Service (with NetworkPolicies that let only it through while it runs).",
+    "`helm test`: a pod that checks every toolchain's readiness endpoint (a toolchain pod's through its Service) and every gateway's Service (with NetworkPolicies that let only it through while it runs).",
     [
       leaf('enabled', 'Render the test hooks (templates/tests/).', { type: 'boolean' }, true),
       group(

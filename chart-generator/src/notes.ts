@@ -1,7 +1,7 @@
 /** `templates/NOTES.txt`: what was installed, how to reach the agent, and each pod's effective egress. Pure. */
 import { allPodEgress, describeDestination, describePorts } from '../../constructs/src/effective-egress.ts';
 import type { AgentPlan } from '../../constructs/src/plan.ts';
-import { deployedGateways } from '../../constructs/src/plan.ts';
+import { deployedGateways, podToolchains, sidecarToolchains } from '../../constructs/src/plan.ts';
 import type { ChartBuilder } from './chart-builder.ts';
 import { createSecretArgs, describeUse, type SecretSummary } from './secret-refs.ts';
 import { escapeLiteral, goString } from './template-yaml.ts';
@@ -32,13 +32,28 @@ export function chartNotes(
     'Installed:',
     `  - ${workload}/${nameOf(plan.name, workload)}: the agent pod, no Kubernetes API token mounted`,
     ...plan.backends.map((b) => `      backend ${lit(b.name)} (${b.type}) on port ${b.port}`),
-    ...plan.toolchains.map(
+    ...sidecarToolchains(plan).map(
       (t) =>
         `      toolchain ${lit(t.name)}: sidecar on 127.0.0.1:${t.port}, tools ${t.mode}, egress ${t.egress}`,
     ),
     `  - Service/{{ $fullname }}, ServiceAccount ${inNotes(builder.serviceAccountExpr(plan.names.serviceAccount).text)}{{ if not .Values.agent.serviceAccount.create }} (existing){{ end }}`,
     `  - ConfigMaps with the backends' MCP client configs and the toolchain servers' configs`,
   ];
+  if (plan.workspace.volume.kind === 'sharedClaim') {
+    lines.push(
+      `{{- if not ${'.Values.agent.persistence.existingClaim'} }}`,
+      `  - PersistentVolumeClaim/${nameOf(plan.workspace.volume.claimName)}: the workspace the agent and toolchain pods share (ReadWriteMany)`,
+      '{{- end }}',
+    );
+  }
+  for (const toolchain of podToolchains(plan)) {
+    const key = builder.componentValues(toolchain.pod.component).path;
+    lines.push(
+      `  - toolchain ${lit(toolchain.name)} in its own pod: Deployment/Service ${nameOf(toolchain.pod.objectName)}, ServiceAccount ${inNotes(builder.serviceAccountExpr(toolchain.pod.objectName).text)} (replicas: {{ .Values.${key.join('.')}.replicas }}, no token mounted), MCP on port ${toolchain.port} ${
+        toolchain.auth ? 'behind a bearer token' : 'WITHOUT a bearer token (insecureAllowUnauthenticated)'
+      }, tools ${toolchain.mode}, egress ${toolchain.egress}`,
+    );
+  }
   for (const gateway of deployedGateways(plan)) {
     const key = builder.componentValues(`gateway-${gateway.name}`).path;
     const replicas = `replicas: {{ .Values.${key.join('.')}.replicas }}`;
@@ -102,16 +117,19 @@ export function chartNotes(
       : []),
     '',
     'Effective egress (NetworkPolicy selects pods, not containers: a pod may reach the union of what its',
-    "containers need; toolchains share their pod's egress):",
+    "containers need; toolchain sidecars share the agent pod's egress, a toolchain pod has its own):",
   );
   if (hasNetworkPolicies) lines.push('{{- if .Values.networkPolicy.enabled }}');
   for (const pod of allPodEgress(plan)) {
     lines.push(`  pod ${nameOf(pod.pod)} (containers ${lit(pod.containers.join(', '))}):`);
+    if (pod.grants.length === 0) lines.push('    - nothing (not even DNS)');
     for (const grant of pod.grants) {
       const to =
         grant.to.kind === 'gateway'
           ? `pods of ${nameOf(grant.to.gateway)}`
-          : lit(describeDestination(grant.to));
+          : grant.to.kind === 'toolchain'
+            ? `pods of ${nameOf(grant.to.toolchain)}`
+            : lit(describeDestination(grant.to));
       lines.push(
         `    - ${to} on ${describePorts(grant.ports)}: ${lit(grant.purpose)}, for ${lit(grant.neededBy.join(', '))}`,
       );

@@ -89,6 +89,11 @@ function securityContextLines(builder: ChartBuilder, ref: string, indent: number
   ];
 }
 
+/** A value of `agent.persistence`, which also governs the toolchain pods' workspace. */
+export function persistenceRef(builder: ChartBuilder, key: string): string {
+  return valuesRef([...persistence(builder), key]);
+}
+
 /** The agent's `persistence` values, created once: what the workspace volume can become. */
 function persistence(builder: ChartBuilder): readonly string[] {
   const values = builder.componentValues('agent');
@@ -111,13 +116,15 @@ function persistence(builder: ChartBuilder): readonly string[] {
         'existingClaim',
         volume.kind === 'emptyDir'
           ? "An existing PersistentVolumeClaim to mount as the workspace instead of the spec's emptyDir (the Deployment then replaces pods with the Recreate strategy)."
-          : 'An existing PersistentVolumeClaim to mount as the workspace instead of a claim per pod (volumeClaimTemplates). Set it at install: Kubernetes does not let a StatefulSet change its claim templates.',
+          : volume.kind === 'sharedClaim'
+            ? 'An existing ReadWriteMany PersistentVolumeClaim to mount as the workspace of the agent pod and every toolchain pod instead of the generated claim.'
+            : 'An existing PersistentVolumeClaim to mount as the workspace instead of a claim per pod (volumeClaimTemplates). Set it at install: Kubernetes does not let a StatefulSet change its claim templates.',
         OPTIONAL_OBJECT_NAME,
         '',
       ),
     );
   }
-  if (volume.kind === 'claimTemplate') {
+  if (volume.kind === 'claimTemplate' || volume.kind === 'sharedClaim') {
     children.push(
       leaf(
         'storageClass',
@@ -132,8 +139,13 @@ function persistence(builder: ChartBuilder): readonly string[] {
   return path;
 }
 
-/** The rendered workspace volume, as the persistence values make it. */
-function workspaceVolumeLines(builder: ChartBuilder, item: Json, indent: number): string[] {
+/** The rendered workspace volume, as the persistence values make it (the same in the agent and toolchain pods). */
+function workspaceVolumeLines(
+  builder: ChartBuilder,
+  item: Json,
+  rendered: unknown,
+  indent: number,
+): string[] {
   const volume = builder.plan.workspace.volume;
   const existingClaim = valuesRef([...persistence(builder), 'existingClaim']);
   if (volume.kind === 'existingClaim') {
@@ -156,7 +168,7 @@ function workspaceVolumeLines(builder: ChartBuilder, item: Json, indent: number)
     `${pad(indent)}{{- with ${existingClaim} }}`,
     ...emitSeq([{ name: WORKSPACE_VOLUME, persistentVolumeClaim: { claimName: expr('. | quote') } }], indent),
     `${pad(indent)}{{- else }}`,
-    ...emitSeq([item], indent),
+    ...emitSeq([rendered], indent),
     `${pad(indent)}{{- end }}`,
   ];
 }
@@ -172,6 +184,8 @@ export function podSpec(
   const values = builder.componentValues(component);
   const ref = (k: string): string => valuesRef([...values.path, k]);
   const isAgent = component === 'agent';
+  // The agent pod and toolchain pods mount the workspace that agent.persistence describes.
+  const mountsWorkspace = isAgent || builder.toolchainOf(component) !== undefined;
   const out: Record<string, unknown> = {};
   const lifted = new Set(SCHEDULING.map(([k]) => k).concat('imagePullSecrets'));
   values.pod.push(
@@ -200,7 +214,10 @@ export function podSpec(
       out[key] = entry((indent) => securityContextLines(builder, ref('podSecurityContext'), indent));
     } else if (key === 'volumes') {
       const items = value as Json[];
-      const workspace = isAgent ? items.find((v) => v['name'] === WORKSPACE_VOLUME) : undefined;
+      const workspace = mountsWorkspace ? items.find((v) => v['name'] === WORKSPACE_VOLUME) : undefined;
+      const renderedWorkspace = workspace
+        ? builder.transform(object, workspace, [...path, key, items.indexOf(workspace)], component)
+        : undefined;
       const rest = items.flatMap((v, i) =>
         v === workspace ? [] : [builder.transform(object, v, [...path, key, i], component)],
       );
@@ -208,7 +225,7 @@ export function podSpec(
       const existingClaim = isAgent ? valuesRef([...persistence(builder), 'existingClaim']) : '';
       out[key] = entry((indent) => {
         const before = workspace
-          ? workspaceVolumeLines(builder, workspace, indent + 2)
+          ? workspaceVolumeLines(builder, workspace, renderedWorkspace, indent + 2)
           : claimTemplate
             ? [
                 `${pad(indent + 2)}{{- with ${existingClaim} }}`,
@@ -251,6 +268,11 @@ export function podSpec(
 
 function containerDescription(builder: ChartBuilder, component: string, name: string, init: boolean): string {
   const plan = builder.plan;
+  const own = builder.toolchainOf(component);
+  if (own) {
+    if (init) return `Init container "${name}" (copies the toolchain server into the pod).`;
+    return `Toolchain "${own.name}" (toolchain server on the pod IP, port ${own.port}, behind its Service).`;
+  }
   if (component !== 'agent') return `Container "${name}" of the gateway.`;
   if (init) return `Init container "${name}" (copies the toolchain server into the pod).`;
   const backend: PlannedBackend | undefined = plan.backends.find((b) => b.name === name);
@@ -409,6 +431,34 @@ function container(
   return sortedEntries(out);
 }
 
+/** A workspace claim's spec (the shared claim, or a claim template's): size and class from `agent.persistence`. */
+export function claimSpec(
+  builder: ChartBuilder,
+  object: KubeObject,
+  spec: Json,
+  component: string,
+  path: Path,
+) {
+  const p = (k: string): string => persistenceRef(builder, k);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(spec)) {
+    if (key === 'storageClassName') continue;
+    if (key === 'resources') {
+      const resources = value as Json;
+      out[key] = {
+        ...resources,
+        requests: { ...(resources['requests'] as Json), storage: expr(`${p('size')} | quote`) },
+      };
+    } else out[key] = builder.transform(object, value, [...path, key], component);
+  }
+  out['\u0000storageClassName'] = entry((indent) => [
+    `${pad(indent)}{{- with ${p('storageClass')} }}`,
+    `${pad(indent)}storageClassName: {{ if eq . "-" }}""{{ else }}{{ . | quote }}{{ end }}`,
+    `${pad(indent)}{{- end }}`,
+  ]);
+  return out;
+}
+
 /** The StatefulSet's workspace claim template, sized and classed by `agent.persistence`; none with an existing claim. */
 export function volumeClaimTemplates(
   builder: ChartBuilder,
@@ -429,23 +479,7 @@ export function volumeClaimTemplates(
         template['metadata'] &&
         (template['metadata'] as Json)['name'] === WORKSPACE_VOLUME
       ) {
-        const spec: Record<string, unknown> = {};
-        for (const [sk, sv] of Object.entries(v as Json)) {
-          if (sk === 'storageClassName') continue;
-          if (sk === 'resources') {
-            const resources = sv as Json;
-            spec[sk] = {
-              ...resources,
-              requests: { ...(resources['requests'] as Json), storage: expr(`${p('size')} | quote`) },
-            };
-          } else spec[sk] = builder.transform(object, sv, [...path, i, k, sk], component);
-        }
-        spec['\u0000storageClassName'] = entry((indent) => [
-          `${pad(indent)}{{- with ${p('storageClass')} }}`,
-          `${pad(indent)}storageClassName: {{ if eq . "-" }}""{{ else }}{{ . | quote }}{{ end }}`,
-          `${pad(indent)}{{- end }}`,
-        ]);
-        out[k] = spec;
+        out[k] = claimSpec(builder, object, v as Json, component, [...path, i, k]);
       } else out[k] = builder.transform(object, v, [...path, i, k], component);
     }
     return out;

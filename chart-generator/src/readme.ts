@@ -45,8 +45,15 @@ function storageLine(plan: AgentPlan): string {
   if (volume.kind === 'claimTemplate') {
     return '- **Storage**: `agent.persistence.storageClass` and `size` set the workspace claim (`"-"`: no dynamic provisioning); `existingClaim` mounts an existing claim instead (set it at install).';
   }
+  if (volume.kind === 'sharedClaim') {
+    return '- **Storage**: the agent pod and the toolchain pods share one ReadWriteMany claim; `agent.persistence.storageClass` (a class that provides ReadWriteMany) and `size` set it, `existingClaim` mounts an existing ReadWriteMany claim in every pod instead.';
+  }
   if (volume.kind === 'existingClaim')
-    return '- **Storage**: `agent.persistence.existingClaim` names the workspace claim.';
+    return `- **Storage**: \`agent.persistence.existingClaim\` names the workspace claim${
+      plan.toolchains.some((t) => t.pod)
+        ? ', which the agent pod and the toolchain pods share (it must be ReadWriteMany)'
+        : ''
+    }.`;
   return '- **Storage**: the workspace is an emptyDir; `agent.persistence.existingClaim` mounts an existing claim instead.';
 }
 

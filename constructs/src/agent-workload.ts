@@ -9,12 +9,13 @@ import { pullSecrets, restrictedContainerSecurityContext, restrictedPodSecurityC
 import type { ToolchainSidecar } from './toolchain-sidecar.ts';
 
 export const SERVER_BUNDLE_VOLUME = 'toolyard-server';
+export const WORKSPACE_VOLUME = 'workspace';
 export const CONFIG_HASH_ANNOTATION = 'toolyard.dev/config-hash';
 
 export interface AgentWorkloadProps {
   /** The agent to run. */
   readonly plan: AgentPlan;
-  /** Its toolchain sidecars, in spec order. */
+  /** Its toolchain sidecars (toolchains with `placement: sidecar`), in spec order. */
   readonly toolchains: readonly ToolchainSidecar[];
   /** The backends' MCP client configs. */
   readonly mcpClientConfigs: McpClientConfigMap;
@@ -22,12 +23,15 @@ export interface AgentWorkloadProps {
 
 /**
  * The agent pod: backend containers and toolchain sidecars on one shared workspace, as a Deployment, or as a
- * StatefulSet when the workspace is a claim template. Also the agent's Service, which exposes the backends.
+ * StatefulSet when the workspace is a claim template. Also the agent's Service, which exposes the backends,
+ * and the workspace's PersistentVolumeClaim when toolchain pods share a new claim with the agent pod.
  */
 export class AgentWorkload extends Construct {
   readonly workload: k8s.KubeDeployment | k8s.KubeStatefulSet;
   readonly service: k8s.KubeService;
   readonly podSpec: k8s.PodSpec;
+  /** The shared workspace claim (a new claim and toolchains with `placement: pod`). */
+  readonly claim?: k8s.KubePersistentVolumeClaim;
 
   constructor(scope: Construct, id: string, props: AgentWorkloadProps) {
     super(scope, id);
@@ -39,22 +43,10 @@ export class AgentWorkload extends Construct {
     const metadata = { name: names.workload, namespace: plan.namespace, labels, ...annotations };
 
     const backends = plan.backends.map((b) => backendContainer(plan, b, mcpClientConfigs.configFor(b.name)));
-    const injects = plan.toolchains.some((t) => t.injectServer);
+    const injects = toolchains.some((t) => t.injectsServer);
     const volume = plan.workspace.volume;
-    const workspaceVolumes: k8s.Volume[] =
-      volume.kind === 'emptyDir'
-        ? [
-            {
-              name: 'workspace',
-              emptyDir: {
-                sizeLimit: k8s.Quantity.fromString(volume.sizeLimit),
-                ...(volume.medium ? { medium: volume.medium } : {}),
-              },
-            },
-          ]
-        : volume.kind === 'existingClaim'
-          ? [{ name: 'workspace', persistentVolumeClaim: { claimName: volume.claimName } }]
-          : [];
+    const workspace = workspaceVolume(plan);
+    const workspaceVolumes: k8s.Volume[] = workspace ? [workspace] : [];
 
     this.podSpec = {
       serviceAccountName: names.serviceAccount,
@@ -66,9 +58,7 @@ export class AgentWorkload extends Construct {
       containers: [...backends.map((b) => b.container), ...toolchains.map((t) => t.container)],
       volumes: [
         ...workspaceVolumes,
-        ...(injects
-          ? [{ name: SERVER_BUNDLE_VOLUME, emptyDir: { sizeLimit: k8s.Quantity.fromString('512Mi') } }]
-          : []),
+        ...(injects ? [serverBundleVolume()] : []),
         ...(plan.rbacPreset !== 'none' ? [serviceAccountTokenVolume()] : []),
         ...backends.flatMap((b) => b.volumes),
         ...toolchains.flatMap((t) => t.volumes),
@@ -98,6 +88,17 @@ export class AgentWorkload extends Construct {
       },
     });
 
+    if (volume.kind === 'sharedClaim') {
+      this.claim = new k8s.KubePersistentVolumeClaim(this, 'workspace-claim', {
+        metadata: { name: volume.claimName, namespace: plan.namespace, labels, ...annotations },
+        spec: {
+          accessModes: [...volume.accessModes],
+          resources: { requests: { storage: k8s.Quantity.fromString(volume.storage) } },
+          ...(volume.storageClassName ? { storageClassName: volume.storageClassName } : {}),
+        },
+      });
+    }
+
     if (volume.kind === 'claimTemplate') {
       this.workload = new k8s.KubeStatefulSet(this, 'stateful-set', {
         metadata,
@@ -124,8 +125,9 @@ export class AgentWorkload extends Construct {
         spec: {
           replicas: 1,
           selector: { matchLabels: { ...selector } },
-          // A claim that is not ReadWriteMany cannot be mounted by an old and a new pod at once.
-          strategy: { type: volume.kind === 'existingClaim' ? 'Recreate' : 'RollingUpdate' },
+          // A claim that is not ReadWriteMany cannot be mounted by an old and a new pod at once; one agent
+          // pod at a time on a shared claim, too.
+          strategy: { type: volume.kind === 'emptyDir' ? 'RollingUpdate' : 'Recreate' },
           template,
         },
       });
@@ -133,8 +135,36 @@ export class AgentWorkload extends Construct {
   }
 }
 
+/**
+ * The pod volume that holds the workspace: the emptyDir, the existing claim or the shared claim; none for a
+ * claim template (the StatefulSet's volumeClaimTemplates provide it).
+ */
+export function workspaceVolume(plan: AgentPlan): k8s.Volume | undefined {
+  const volume = plan.workspace.volume;
+  switch (volume.kind) {
+    case 'emptyDir':
+      return {
+        name: WORKSPACE_VOLUME,
+        emptyDir: {
+          sizeLimit: k8s.Quantity.fromString(volume.sizeLimit),
+          ...(volume.medium ? { medium: volume.medium } : {}),
+        },
+      };
+    case 'existingClaim':
+    case 'sharedClaim':
+      return { name: WORKSPACE_VOLUME, persistentVolumeClaim: { claimName: volume.claimName } };
+    case 'claimTemplate':
+      return undefined;
+  }
+}
+
+/** The emptyDir the init container copies the toolchain server bundle into. */
+export function serverBundleVolume(): k8s.Volume {
+  return { name: SERVER_BUNDLE_VOLUME, emptyDir: { sizeLimit: k8s.Quantity.fromString('512Mi') } };
+}
+
 /** Copies the toolchain server bundle (Node runtime + one JS file) into the pod for bring-your-own images. */
-function serverInstaller(plan: AgentPlan): k8s.Container {
+export function serverInstaller(plan: AgentPlan): k8s.Container {
   return {
     name: 'toolyard-install',
     image: plan.toolchainServerImage.reference,

@@ -10,6 +10,7 @@ import { McpClientConfigMap } from './mcp-client-config-map.ts';
 import { McpGateway } from './mcp-gateway.ts';
 import { AgentNetworkPolicies } from './network-policies.ts';
 import { type AgentPlan, deployedGateways, planAgent } from './plan.ts';
+import { ToolchainPod } from './toolchain-pod.ts';
 import { ToolchainSidecar } from './toolchain-sidecar.ts';
 import { type AcknowledgedWarning, agentWarnings } from './warnings.ts';
 
@@ -23,7 +24,8 @@ export interface AgentProps {
 /**
  * A toolyard Agent inside any cdk8s chart: the agent pod (backends + toolchain sidecars + workspace), its
  * ServiceAccount and Service, the toolchain and MCP client ConfigMaps, one Deployment/Service/ServiceAccount
- * (+ preset Roles) per deployed gateway, and deny-by-default NetworkPolicies for every pod.
+ * per toolchain with `placement: pod` and per deployed gateway (+ preset Roles), and deny-by-default
+ * NetworkPolicies for every pod.
  *
  * The props are validated against the JSON Schema and the semantic checks first; an invalid spec throws an
  * `AgentSpecError` listing every problem, before any object is added to the chart.
@@ -36,7 +38,10 @@ export class Agent extends Construct {
   readonly acknowledgedWarnings: readonly AcknowledgedWarning[];
   readonly serviceAccount: plus.ServiceAccount;
   readonly workload: AgentWorkload;
+  /** Every toolchain's container and config, in spec order (sidecars and those in their own pods). */
   readonly toolchains: readonly ToolchainSidecar[];
+  /** The pods of toolchains with `placement: pod`. */
+  readonly toolchainPods: readonly ToolchainPod[];
   readonly mcpClientConfigs: McpClientConfigMap;
   readonly gateways: readonly McpGateway[];
   readonly access?: KubernetesAccess;
@@ -92,9 +97,20 @@ export class Agent extends Construct {
     );
     this.workload = new AgentWorkload(this, 'workload', {
       plan,
-      toolchains: this.toolchains,
+      toolchains: this.toolchains.filter((_, i) => plan.toolchains[i]!.placement === 'sidecar'),
       mcpClientConfigs: this.mcpClientConfigs,
     });
+    this.toolchainPods = plan.toolchains.flatMap((toolchain, i) =>
+      toolchain.pod
+        ? [
+            new ToolchainPod(this, `toolchain-pod-${toolchain.name}`, {
+              plan,
+              toolchain: { ...toolchain, pod: toolchain.pod },
+              sidecar: this.toolchains[i]!,
+            }),
+          ]
+        : [],
+    );
     this.gateways = deployedGateways(plan).map(
       (gateway) => new McpGateway(this, `gateway-${gateway.name}`, { plan, gateway }),
     );

@@ -12,6 +12,11 @@ export const DEFAULT_CLAIM_ACCESS_MODES = ['ReadWriteOnce'] as const;
 export const DEFAULT_MCP_CONFIG_PATH = '/etc/toolyard/mcp';
 export const DEFAULT_GATEWAY_PATH = '/mcp';
 export const DEFAULT_GATEWAY_REPLICAS = 1;
+export const DEFAULT_TOOLCHAIN_PLACEMENT = 'sidecar';
+/** Replicas of a toolchain's own Deployment (`placement: pod`); MCP sessions live in one server process. */
+export const TOOLCHAIN_POD_REPLICAS = 1;
+/** Where a toolchain in its own pod listens: every address of its pod (the pod IP), behind its NetworkPolicy. */
+export const TOOLCHAIN_POD_LISTEN_HOST = '0.0.0.0';
 export const DEFAULT_GATEWAY_PRE_APPROVED = true;
 export const DEFAULT_GATEWAY_TOOL_TIMEOUT_SECONDS = 600;
 /**

@@ -1,10 +1,11 @@
 /**
  * NetworkPolicy selects pods, not containers: a pod's egress is the union of what its containers need.
  * This module computes that union per pod, says who needs each grant, and warns where a container asked
- * for less than its pod will have.
+ * for less than its pod will have. A toolchain with `placement: pod` is its pod's only container, so its
+ * pod's egress is exactly what it declares, and the agent pod only needs to reach its MCP port.
  */
-import type { AgentPlan, EgressRule, PlannedDeployedGateway } from './plan.ts';
-import { deployedGateways } from './plan.ts';
+import type { AgentPlan, EgressRule, PlannedDeployedGateway, PodToolchain } from './plan.ts';
+import { deployedGateways, podToolchains, sidecarToolchains } from './plan.ts';
 
 export type EgressDestination =
   | { readonly kind: 'dns'; readonly namespace: string; readonly podLabels: Readonly<Record<string, string>> }
@@ -12,6 +13,12 @@ export type EgressDestination =
   | {
       readonly kind: 'gateway';
       readonly gateway: string;
+      readonly podLabels: Readonly<Record<string, string>>;
+    }
+  | {
+      readonly kind: 'toolchain';
+      /** The toolchain pod's object name. */
+      readonly toolchain: string;
       readonly podLabels: Readonly<Record<string, string>>;
     }
   | { readonly kind: 'anywhere' };
@@ -63,10 +70,10 @@ function cidrGrant(purpose: string, rule: EgressRule, neededBy: readonly string[
   return { purpose, to: { kind: 'cidrs', cidrs: rule.cidrs }, ports: tcp(rule.ports), neededBy };
 }
 
-/** The egress grants of the agent pod. */
+/** The egress grants of the agent pod: its backends' and its toolchain sidecars' needs. */
 export function agentPodEgress(plan: AgentPlan): PodEgress {
   const backends = plan.backends.map((b) => b.name);
-  const toolchains = plan.toolchains;
+  const toolchains = sidecarToolchains(plan);
   const everyone = [...backends, ...toolchains.map((t) => t.containerName)];
   const grants: EgressGrant[] = [
     {
@@ -81,6 +88,14 @@ export function agentPodEgress(plan: AgentPlan): PodEgress {
       purpose: `MCP gateway "${gateway.name}"`,
       to: { kind: 'gateway', gateway: gateway.objectName, podLabels: gateway.selector },
       ports: tcp([gateway.port]),
+      neededBy: backends,
+    });
+  }
+  for (const toolchain of podToolchains(plan)) {
+    grants.push({
+      purpose: `toolchain "${toolchain.name}" (its own pod)`,
+      to: { kind: 'toolchain', toolchain: toolchain.pod.objectName, podLabels: toolchain.pod.selector },
+      ports: tcp([toolchain.port]),
       neededBy: backends,
     });
   }
@@ -122,8 +137,43 @@ export function gatewayPodEgress(plan: AgentPlan, gateway: PlannedDeployedGatewa
   return { pod: gateway.objectName, containers: [container], restricted: plan.network.enabled, grants };
 }
 
+/**
+ * The egress grants of a toolchain's own pod: exactly its declared posture. `none` allows nothing, not even
+ * DNS: the toolchain server resolves no names (it only answers its Service's connections), and DNS is a
+ * channel out of the cluster. `registries` adds cluster DNS to the registries, whose names tools resolve.
+ */
+export function toolchainPodEgress(plan: AgentPlan, toolchain: PodToolchain): PodEgress {
+  const container = toolchain.containerName;
+  const grants: EgressGrant[] = [];
+  if (toolchain.egress === 'registries') {
+    grants.push(
+      {
+        purpose: 'cluster DNS',
+        to: { kind: 'dns', ...plan.network.dns },
+        ports: DNS_PORTS,
+        neededBy: [container],
+      },
+      cidrGrant('package registries', plan.network.registryEgress, [container]),
+    );
+  }
+  if (toolchain.egress === 'open') {
+    grants.push({ purpose: 'open egress', to: { kind: 'anywhere' }, ports: [], neededBy: [container] });
+  }
+  return {
+    pod: toolchain.pod.objectName,
+    containers: [container],
+    restricted: plan.network.enabled,
+    grants,
+  };
+}
+
+/** Every generated pod's egress: the agent pod, toolchain pods in spec order, then deployed gateways. */
 export function allPodEgress(plan: AgentPlan): PodEgress[] {
-  return [agentPodEgress(plan), ...deployedGateways(plan).map((g) => gatewayPodEgress(plan, g))];
+  return [
+    agentPodEgress(plan),
+    ...podToolchains(plan).map((t) => toolchainPodEgress(plan, t)),
+    ...deployedGateways(plan).map((g) => gatewayPodEgress(plan, g)),
+  ];
 }
 
 export function describeDestination(to: EgressDestination): string {
@@ -134,6 +184,8 @@ export function describeDestination(to: EgressDestination): string {
       return to.cidrs.join(', ');
     case 'gateway':
       return `pods of ${to.gateway}`;
+    case 'toolchain':
+      return `pods of ${to.toolchain}`;
     case 'anywhere':
       return 'anywhere';
   }
@@ -167,6 +219,8 @@ export function egressWarnings(plan: AgentPlan): RenderWarning[] {
   const pod = agentPodEgress(plan);
   const warnings: RenderWarning[] = [];
   plan.toolchains.forEach((toolchain, index) => {
+    // A toolchain in its own pod has exactly what it asked for.
+    if (toolchain.placement !== 'sidecar') return;
     const own = pod.grants.filter((grant) => grant.neededBy.includes(toolchain.containerName));
     const extra = pod.grants.filter(
       (grant) => grant.to.kind !== 'dns' && !own.some((mine) => covers(mine, grant)),
@@ -184,7 +238,8 @@ export function egressWarnings(plan: AgentPlan): RenderWarning[] {
       path: `/spec/toolchains/${index}/network/egress`,
       message:
         `toolchain "${toolchain.name}" asks for egress "${toolchain.egress}" but shares pod "${pod.pod}", ` +
-        `whose NetworkPolicy also allows: ${inherited}. NetworkPolicy selects pods, not containers`,
+        `whose NetworkPolicy also allows: ${inherited}. NetworkPolicy selects pods, not containers: ` +
+        `placement: pod gives it a pod and NetworkPolicy of its own (on a ReadWriteMany workspace)`,
     });
   });
   plan.gateways.forEach((gateway, index) => {

@@ -3,8 +3,21 @@
  * and per ServiceAccount what it can do. The CLI prints it; the site renders it as tables.
  */
 import { PATHS, TOKEN_FILE_NAME } from './defaults.ts';
-import { allPodEgress, describeDestination, describePorts, type PodEgress } from './effective-egress.ts';
-import { type AgentPlan, deployedGateways } from './plan.ts';
+import {
+  agentPodEgress,
+  describeDestination,
+  describePorts,
+  gatewayPodEgress,
+  type PodEgress,
+  toolchainPodEgress,
+} from './effective-egress.ts';
+import {
+  type AgentPlan,
+  deployedGateways,
+  type PlannedToolchain,
+  podToolchains,
+  sidecarToolchains,
+} from './plan.ts';
 import { type PolicyRule, rulesFor } from './rbac-presets.ts';
 
 export interface ContainerReport {
@@ -18,6 +31,8 @@ export interface ContainerReport {
 
 export interface PodReport {
   readonly pod: string;
+  /** What the pod is for: the agent's, a toolchain's own (`placement: pod`), or a gateway's. */
+  readonly role: 'agent' | 'toolchain' | 'gateway';
   readonly kind: 'Deployment' | 'StatefulSet';
   readonly serviceAccount: string;
   readonly containers: readonly ContainerReport[];
@@ -42,7 +57,6 @@ export interface ExplainReport {
 }
 
 export function explainAgent(plan: AgentPlan): ExplainReport {
-  const egress = allPodEgress(plan);
   const tokenNote =
     plan.rbacPreset !== 'none'
       ? [`ServiceAccount token of "${plan.names.serviceAccount}" (${plan.rbacPreset})`]
@@ -75,33 +89,36 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
         ...tokenNote,
       ],
     })),
-    ...plan.toolchains.map((t) => ({
-      name: t.containerName,
-      role: 'toolchain' as const,
-      image: t.image.reference,
-      listens: `127.0.0.1:${t.port} (MCP), pod IP :${t.healthPort} (probes only)`,
-      credentials: t.auth ? [tokenFileNote(t.auth.secret)] : [],
-    })),
+    ...sidecarToolchains(plan).map((t) => toolchainContainer(t, tokenFileNote)),
   ];
-  if (plan.toolchains.some((t) => t.injectServer)) {
-    agentContainers.push({
-      name: 'toolyard-install',
-      role: 'init',
-      image: plan.toolchainServerImage.reference,
-      listens: 'nothing',
-      credentials: [],
-    });
-  }
+  const installer: ContainerReport = {
+    name: 'toolyard-install',
+    role: 'init',
+    image: plan.toolchainServerImage.reference,
+    listens: 'nothing',
+    credentials: [],
+  };
+  if (sidecarToolchains(plan).some((t) => t.injectServer)) agentContainers.push(installer);
   const pods: PodReport[] = [
     {
       pod: plan.names.workload,
+      role: 'agent',
       kind: plan.workspace.volume.kind === 'claimTemplate' ? 'StatefulSet' : 'Deployment',
       serviceAccount: plan.names.serviceAccount,
       containers: agentContainers,
-      egress: egress[0]!,
+      egress: agentPodEgress(plan),
     },
-    ...deployedGateways(plan).map((g, i) => ({
+    ...podToolchains(plan).map((t) => ({
+      pod: t.pod.objectName,
+      role: 'toolchain' as const,
+      kind: 'Deployment' as const,
+      serviceAccount: t.pod.objectName,
+      containers: [toolchainContainer(t, tokenFileNote), ...(t.injectServer ? [installer] : [])],
+      egress: toolchainPodEgress(plan, t),
+    })),
+    ...deployedGateways(plan).map((g) => ({
       pod: g.objectName,
+      role: 'gateway' as const,
       kind: 'Deployment' as const,
       serviceAccount: g.objectName,
       containers: [
@@ -120,7 +137,7 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
           ],
         },
       ],
-      egress: egress[i + 1]!,
+      egress: gatewayPodEgress(plan, g),
     })),
   ];
   const serviceAccounts: ServiceAccountReport[] = [
@@ -132,6 +149,11 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
           ? [{ namespace: plan.namespace, preset: plan.rbacPreset, rules: rulesFor(plan.rbacPreset) }]
           : [],
     },
+    ...podToolchains(plan).map((t) => ({
+      serviceAccount: t.pod.objectName,
+      tokenMountedInto: [],
+      grants: [],
+    })),
     ...deployedGateways(plan).map((g) => ({
       serviceAccount: g.objectName,
       tokenMountedInto: g.kubernetes ? [g.name] : [],
@@ -145,6 +167,30 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
     })),
   ];
   return { agent: plan.name, namespace: plan.namespace, pods, serviceAccounts };
+}
+
+function toolchainContainer(
+  t: PlannedToolchain,
+  tokenFileNote: (secret: { name: string; key: string }) => string,
+): ContainerReport {
+  const credentials = t.auth ? [tokenFileNote(t.auth.secret)] : [];
+  if (t.pod)
+    return {
+      name: t.containerName,
+      role: 'toolchain',
+      image: t.image.reference,
+      listens: `pod IP :${t.port} (MCP, ${t.url}; ${
+        t.auth ? 'bearer token required' : 'NO bearer token: insecureAllowUnauthenticated'
+      }), pod IP :${t.healthPort} (probes only)`,
+      credentials,
+    };
+  return {
+    name: t.containerName,
+    role: 'toolchain',
+    image: t.image.reference,
+    listens: `127.0.0.1:${t.port} (MCP), pod IP :${t.healthPort} (probes only)`,
+    credentials,
+  };
 }
 
 /** The report as plain text, for terminals. */
@@ -161,6 +207,7 @@ export function formatExplainReport(report: ExplainReport): string {
       continue;
     }
     lines.push('  effective egress (pod-wide: NetworkPolicy selects pods, not containers):');
+    if (pod.egress.grants.length === 0) lines.push('    none (not even DNS)');
     for (const grant of pod.egress.grants) {
       lines.push(
         `    ${describeDestination(grant.to)} on ${describePorts(grant.ports)} — ${grant.purpose}; needed by ${grant.neededBy.join(', ')}`,

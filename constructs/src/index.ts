@@ -17,6 +17,7 @@ export {
   gatewayPodEgress,
   type PodEgress,
   type RenderWarning,
+  toolchainPodEgress,
 } from './effective-egress.ts';
 export {
   type ContainerReport,
@@ -58,5 +59,6 @@ export {
 export { PRESET_COMMANDS, type Route, type RouteCandidate, routeCommand } from './routing.ts';
 export { checkAgentPlan } from './semantic-checks.ts';
 export { toolchainServerConfig, toolchainServerConfigJson } from './toolchain-config.ts';
+export { ToolchainPod, type ToolchainPodProps } from './toolchain-pod.ts';
 export { ToolchainSidecar, type ToolchainSidecarProps } from './toolchain-sidecar.ts';
 export { type AcknowledgedWarning, type AgentWarnings, agentWarnings } from './warnings.ts';

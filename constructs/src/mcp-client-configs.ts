@@ -1,8 +1,9 @@
 /**
  * Backends' MCP client configs: for each backend type, the files its CLI reads from its own system-wide
  * (managed) location, where they are mounted, and the environment that makes the stock CLI find, trust and use
- * them in a headless run. Every server is a streamable-HTTP endpoint: toolchains on `http://127.0.0.1:<port>/mcp`
- * inside the pod, gateways at their Service or declared URL. Credentials appear only as references to
+ * them in a headless run. Every server is a streamable-HTTP endpoint: toolchain sidecars on
+ * `http://127.0.0.1:<port>/mcp` inside the pod, toolchain pods and deployed gateways at their Service, external
+ * gateways at their declared URL. Credentials appear only as references to
  * environment variables, never as values. The formats live in one file per CLI.
  */
 import { claudeCodeConfig } from './claude-code-config.ts';
@@ -83,7 +84,7 @@ export function mcpServerEntries(plan: AgentPlan): McpServerEntry[] {
   return [
     ...plan.toolchains.map((t) => ({
       name: t.serverName,
-      url: `http://127.0.0.1:${t.port}/mcp`,
+      url: t.url,
       kind: 'toolchain' as const,
       ...(t.auth ? { tokenEnv: t.auth.backendEnv } : {}),
       preApproved: true,

@@ -45,6 +45,17 @@ export class AgentNames {
   gatewayHost(gateway: string): string {
     return `${this.gateway(gateway)}.${this.namespace}.svc`;
   }
+  /** Deployment, Service, ServiceAccount and NetworkPolicy of a toolchain with `placement: pod`. */
+  toolchainPod(toolchain: string): string {
+    return `${this.agent}-toolchain-${toolchain}`;
+  }
+  toolchainHost(toolchain: string): string {
+    return `${this.toolchainPod(toolchain)}.${this.namespace}.svc`;
+  }
+  /** The PersistentVolumeClaim that the agent and its toolchain pods share (a new claim with `placement: pod`). */
+  get workspaceClaim(): string {
+    return `${this.agent}-workspace`;
+  }
 
   /** Labels that select the agent pod. */
   agentSelector(): Labels {
@@ -52,6 +63,9 @@ export class AgentNames {
   }
   gatewaySelector(gateway: string): Labels {
     return this.selector(`gateway-${gateway}`);
+  }
+  toolchainSelector(toolchain: string): Labels {
+    return this.selector(toolchainComponent(toolchain));
   }
 
   selector(component: string): Labels {
@@ -68,6 +82,11 @@ export class AgentNames {
       [LABEL.agent]: this.agent,
     };
   }
+}
+
+/** The component label of a toolchain's own pod and objects (`placement: pod`). */
+export function toolchainComponent(toolchain: string): string {
+  return `toolchain-${toolchain}`;
 }
 
 export function toolchainContainerName(toolchain: string): string {

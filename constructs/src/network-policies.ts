@@ -1,8 +1,14 @@
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { agentPodEgress, type EgressGrant, gatewayPodEgress, type PodEgress } from './effective-egress.ts';
+import {
+  agentPodEgress,
+  type EgressGrant,
+  gatewayPodEgress,
+  type PodEgress,
+  toolchainPodEgress,
+} from './effective-egress.ts';
 import type { Labels } from './names.ts';
-import { type AgentPlan, deployedGateways } from './plan.ts';
+import { type AgentPlan, deployedGateways, podToolchains } from './plan.ts';
 
 export interface AgentNetworkPoliciesProps {
   /** The agent whose pods are covered. */
@@ -11,7 +17,8 @@ export interface AgentNetworkPoliciesProps {
 
 /**
  * One NetworkPolicy per generated pod, covering Ingress and Egress: everything not listed is denied.
- * Egress is the pod's union computed by `effective-egress.ts`; ingress to a gateway only from its agent.
+ * Egress is the pod's union computed by `effective-egress.ts`; ingress to a gateway, and to a toolchain's own
+ * pod, only from its agent pod on the MCP port.
  */
 export class AgentNetworkPolicies extends Construct {
   readonly policies: readonly k8s.KubeNetworkPolicy[];
@@ -52,13 +59,32 @@ export class AgentNetworkPolicies extends Construct {
       }),
     );
 
+    const fromAgentPod = (port: number): k8s.NetworkPolicyIngressRule[] => [
+      {
+        from: [{ podSelector: { matchLabels: { ...names.agentSelector() } } }],
+        ports: [{ port: k8s.IntOrString.fromNumber(port), protocol: 'TCP' }],
+      },
+    ];
+    for (const toolchain of podToolchains(plan)) {
+      policies.push(
+        new k8s.KubeNetworkPolicy(this, `toolchain-${toolchain.name}`, {
+          metadata: {
+            name: toolchain.pod.objectName,
+            namespace: plan.namespace,
+            labels: names.labels(toolchain.pod.component, plan.labels),
+            ...annotations,
+          },
+          spec: policySpec(
+            toolchain.pod.selector,
+            fromAgentPod(toolchain.port),
+            toolchainPodEgress(plan, toolchain),
+          ),
+        }),
+      );
+    }
+
     for (const gateway of deployedGateways(plan)) {
-      const ingress: k8s.NetworkPolicyIngressRule[] = [
-        {
-          from: [{ podSelector: { matchLabels: { ...names.agentSelector() } } }],
-          ports: [{ port: k8s.IntOrString.fromNumber(gateway.port), protocol: 'TCP' }],
-        },
-      ];
+      const ingress = fromAgentPod(gateway.port);
       policies.push(
         new k8s.KubeNetworkPolicy(this, `gateway-${gateway.name}`, {
           metadata: {
@@ -103,6 +129,7 @@ function egressRule(grant: EgressGrant): k8s.NetworkPolicyEgressRule {
         ...withPorts,
       };
     case 'gateway':
+    case 'toolchain':
       return { to: [{ podSelector: { matchLabels: { ...grant.to.podLabels } } }], ...withPorts };
     case 'cidrs':
       return { to: grant.to.cidrs.map((cidr) => ({ ipBlock: { cidr } })), ...withPorts };

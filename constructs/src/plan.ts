@@ -20,6 +20,7 @@ import {
   AgentNames,
   gatewayTokenEnv,
   type Labels,
+  toolchainComponent,
   toolchainContainerName,
   toolchainServerName,
   toolchainTokenEnv,
@@ -28,6 +29,8 @@ import {
 export type BackendType = Backend['type'];
 export type RbacPresetName = 'read-only' | 'namespace-write';
 export type EgressNeed = 'none' | 'registries' | 'open';
+/** `sidecar`: a container of the agent pod. `pod`: its own Deployment, Service and NetworkPolicy. */
+export type ToolchainPlacement = 'sidecar' | 'pod';
 
 /** Destinations by CIDR and TCP port. */
 export interface EgressRule {
@@ -67,6 +70,13 @@ export interface PlannedToolchain {
   readonly name: string;
   readonly containerName: string;
   readonly serverName: string;
+  readonly placement: ToolchainPlacement;
+  /** The MCP endpoint backends call: 127.0.0.1 in the agent pod, or the toolchain pod's Service. */
+  readonly url: string;
+  /** Its own pod's objects and selector, with `placement: pod`. */
+  readonly pod?: PlannedToolchainPod;
+  /** The spec waived the bearer token of a toolchain pod (`insecureAllowUnauthenticated`). */
+  readonly allowUnauthenticated: boolean;
   readonly image: PlannedImage;
   readonly port: number;
   readonly healthPort: number;
@@ -82,6 +92,17 @@ export interface PlannedToolchain {
   readonly configMapName: string;
   /** The server's bearer token: a file in the toolchain, an env var in backends. */
   readonly auth?: PlannedToolchainAuth;
+}
+
+export interface PlannedToolchainPod {
+  /** Name of its Deployment, Service, ServiceAccount and NetworkPolicy. */
+  readonly objectName: string;
+  /** Cluster-DNS host of its Service. */
+  readonly host: string;
+  /** Component label of its objects, `toolchain-<name>`. */
+  readonly component: string;
+  readonly selector: Labels;
+  readonly replicas: number;
 }
 
 export interface PlannedToolchainAuth {
@@ -134,9 +155,17 @@ export type PlannedGateway = PlannedDeployedGateway | PlannedExternalGateway;
 
 export type PlannedWorkspaceVolume =
   | { readonly kind: 'emptyDir'; readonly sizeLimit: string; readonly medium: string }
-  | { readonly kind: 'existingClaim'; readonly claimName: string }
+  | { readonly kind: 'existingClaim'; readonly claimName: string; readonly readWriteMany: boolean }
   | {
       readonly kind: 'claimTemplate';
+      readonly storage: string;
+      readonly storageClassName?: string;
+      readonly accessModes: readonly string[];
+    }
+  /** A new claim as one PersistentVolumeClaim object that every pod mounts (toolchains with `placement: pod`). */
+  | {
+      readonly kind: 'sharedClaim';
+      readonly claimName: string;
       readonly storage: string;
       readonly storageClassName?: string;
       readonly accessModes: readonly string[];
@@ -186,6 +215,7 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
   const names = new AgentNames(name, namespace);
   const spec = agent.spec;
   const network = spec.networkPolicy ?? {};
+  const toolchains = (spec.toolchains ?? []).map((toolchain) => planToolchain(toolchain, names));
   return {
     names,
     name,
@@ -194,10 +224,14 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
     annotations: definedEntries(agent.metadata.annotations),
     workspace: {
       mountPath: spec.workspace?.mountPath ?? D.DEFAULT_WORKSPACE_MOUNT_PATH,
-      volume: planWorkspaceVolume(spec.workspace?.volume),
+      volume: planWorkspaceVolume(
+        spec.workspace?.volume,
+        names,
+        toolchains.some((t) => t.placement === 'pod'),
+      ),
     },
     backends: spec.backends.map(planBackend),
-    toolchains: (spec.toolchains ?? []).map((toolchain) => planToolchain(toolchain, names)),
+    toolchains,
     gateways: (spec.gateways ?? []).map((gateway) =>
       'url' in gateway ? planExternalGateway(gateway) : planDeployedGateway(gateway, names),
     ),
@@ -241,13 +275,24 @@ export function planImage(image: Image): PlannedImage {
   return { reference, pullPolicy: image.pullPolicy ?? D.DEFAULT_PULL_POLICY };
 }
 
-function planWorkspaceVolume(volume: WorkspaceVolume | undefined): PlannedWorkspaceVolume {
+function planWorkspaceVolume(
+  volume: WorkspaceVolume | undefined,
+  names: AgentNames,
+  sharedByPods: boolean,
+): PlannedWorkspaceVolume {
   if (volume && 'persistentVolumeClaim' in volume) {
     const claim = volume.persistentVolumeClaim;
-    if ('claimName' in claim) return { kind: 'existingClaim', claimName: claim.claimName };
+    if ('claimName' in claim)
+      return {
+        kind: 'existingClaim',
+        claimName: claim.claimName,
+        readWriteMany: claim.readWriteMany ?? false,
+      };
     const template = claim as ClaimTemplate;
     return {
-      kind: 'claimTemplate',
+      ...(sharedByPods
+        ? { kind: 'sharedClaim' as const, claimName: names.workspaceClaim }
+        : { kind: 'claimTemplate' as const }),
       storage: template.storage,
       ...(template.storageClassName ? { storageClassName: template.storageClassName } : {}),
       accessModes: template.accessModes ?? [...D.DEFAULT_CLAIM_ACCESS_MODES],
@@ -280,10 +325,25 @@ function planBackend(backend: Backend): PlannedBackend {
 }
 
 function planToolchain(toolchain: Toolchain, names: AgentNames): PlannedToolchain {
+  const placement = toolchain.placement ?? D.DEFAULT_TOOLCHAIN_PLACEMENT;
+  const pod: PlannedToolchainPod | undefined =
+    placement === 'pod'
+      ? {
+          objectName: names.toolchainPod(toolchain.name),
+          host: names.toolchainHost(toolchain.name),
+          component: toolchainComponent(toolchain.name),
+          selector: names.toolchainSelector(toolchain.name),
+          replicas: D.TOOLCHAIN_POD_REPLICAS,
+        }
+      : undefined;
   return {
     name: toolchain.name,
     containerName: toolchainContainerName(toolchain.name),
     serverName: toolchainServerName(toolchain.name),
+    placement,
+    url: pod ? `http://${pod.host}:${toolchain.port}/mcp` : `http://127.0.0.1:${toolchain.port}/mcp`,
+    ...(pod ? { pod } : {}),
+    allowUnauthenticated: toolchain.insecureAllowUnauthenticated ?? false,
     image: planImage(toolchain.image),
     port: toolchain.port,
     healthPort: toolchain.healthPort ?? toolchain.port + D.HEALTH_PORT_OFFSET,
@@ -378,4 +438,17 @@ export function definedEntries(
 
 export function deployedGateways(plan: AgentPlan): PlannedDeployedGateway[] {
   return plan.gateways.filter((g): g is PlannedDeployedGateway => g.kind === 'deployed');
+}
+
+/** A toolchain with `placement: pod`: its own pod's plan is present. */
+export type PodToolchain = PlannedToolchain & { readonly pod: PlannedToolchainPod };
+
+/** Toolchains that are containers of the agent pod. */
+export function sidecarToolchains(plan: AgentPlan): PlannedToolchain[] {
+  return plan.toolchains.filter((t) => t.placement === 'sidecar');
+}
+
+/** Toolchains in their own pods (`placement: pod`). */
+export function podToolchains(plan: AgentPlan): PodToolchain[] {
+  return plan.toolchains.filter((t): t is PodToolchain => t.pod !== undefined);
 }

@@ -19,6 +19,8 @@ export interface RouteCandidate {
   readonly reasons: readonly string[];
   /** How the toolchain server would accept the command, or why it would refuse it. */
   readonly runsAs: string;
+  /** Where it runs: a sidecar of the agent pod, or the toolchain's own pod (`placement: pod`). */
+  readonly runsIn: string;
 }
 
 export interface Route {
@@ -40,9 +42,20 @@ export function routeCommand(plan: AgentPlan, commandLine: string): Route {
     if (toolchain.mode === 'exec' && toolchain.allowedCommands.includes(binary))
       reasons.push(`tools.allowedCommands lists "${binary}"`);
     if (reasons.length > 0)
-      candidates.push({ toolchain: toolchain.name, reasons, runsAs: runsAs(toolchain, binary, presets) });
+      candidates.push({
+        toolchain: toolchain.name,
+        reasons,
+        runsAs: runsAs(toolchain, binary, presets),
+        runsIn: runsIn(plan, toolchain),
+      });
   }
   return { command, candidates };
+}
+
+function runsIn(plan: AgentPlan, toolchain: PlannedToolchain): string {
+  if (!toolchain.pod)
+    return `sidecar ${toolchain.containerName} of pod ${plan.names.workload}, sharing its network (egress ${toolchain.egress} asked for)`;
+  return `its own pod ${toolchain.pod.objectName} at ${toolchain.url}, egress exactly ${toolchain.egress}`;
 }
 
 function runsAs(toolchain: PlannedToolchain, binary: string, presets: readonly string[]): string {

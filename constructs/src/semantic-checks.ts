@@ -1,12 +1,13 @@
 /**
- * Checks the schema cannot express: uniqueness across lists, port collisions inside the pod, lengths of
- * derived object names, reserved paths, and URLs that would resolve to nothing.
+ * Checks the schema cannot express: uniqueness across lists, port collisions inside each pod, lengths of
+ * derived object names, reserved paths, URLs that would resolve to nothing, and what `placement: pod` needs
+ * (a workspace every pod can mount, a bearer token unless explicitly waived).
  */
 import type { SpecProblem } from '../../schema/src/validator.ts';
 import { gitHardeningEnv, portName } from './backend-container.ts';
 import { CLIENT_CONFIG_PATHS, PATHS } from './defaults.ts';
 import { clientConfigEnv, clientConfigProblems, mcpServerEntries } from './mcp-client-configs.ts';
-import type { AgentPlan } from './plan.ts';
+import { type AgentPlan, podToolchains, sidecarToolchains } from './plan.ts';
 
 const MAX_NAME = 63;
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -18,6 +19,8 @@ export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
     ...checkDerivedNames(plan),
     ...checkPaths(plan),
     ...checkToolchains(plan),
+    ...checkToolchainPlacement(plan),
+    ...checkSharedWorkspace(plan),
     ...checkGatewayUrls(plan),
     ...checkEnv(plan),
     ...checkPortNames(plan),
@@ -172,23 +175,40 @@ function checkUniqueNames(plan: AgentPlan): SpecProblem[] {
   });
 }
 
+interface PodPort {
+  readonly port: number;
+  readonly path: string;
+  readonly owner: string;
+}
+
 function checkPorts(plan: AgentPlan): SpecProblem[] {
-  const ports = [
-    ...plan.backends.map((b, i) => ({
-      port: b.port,
-      path: `/spec/backends/${i}/port`,
-      owner: `backend "${b.name}"`,
-    })),
-    ...plan.toolchains.flatMap((t, i) => [
+  const toolchainPorts = (t: (typeof plan.toolchains)[number]): PodPort[] => {
+    const i = plan.toolchains.indexOf(t);
+    return [
       { port: t.port, path: `/spec/toolchains/${i}/port`, owner: `toolchain "${t.name}"` },
       {
         port: t.healthPort,
         path: `/spec/toolchains/${i}/healthPort`,
         owner: `toolchain "${t.name}" (health)`,
       },
-    ]),
+    ];
+  };
+  const agentPod = [
+    ...plan.backends.map((b, i) => ({
+      port: b.port,
+      path: `/spec/backends/${i}/port`,
+      owner: `backend "${b.name}"`,
+    })),
+    ...sidecarToolchains(plan).flatMap(toolchainPorts),
   ];
-  const first = new Map<number, (typeof ports)[number]>();
+  return [
+    ...podPortClashes(plan.names.workload, agentPod),
+    ...podToolchains(plan).flatMap((t) => podPortClashes(t.pod.objectName, toolchainPorts(t))),
+  ];
+}
+
+function podPortClashes(pod: string, ports: readonly PodPort[]): SpecProblem[] {
+  const first = new Map<number, PodPort>();
   const problems: SpecProblem[] = [];
   for (const entry of ports) {
     const other = first.get(entry.port);
@@ -198,9 +218,95 @@ function checkPorts(plan: AgentPlan): SpecProblem[] {
     }
     problems.push({
       path: entry.path,
-      message: `port ${entry.port} of ${entry.owner} collides with ${other.owner} in pod "${plan.names.workload}"`,
+      message: `port ${entry.port} of ${entry.owner} collides with ${other.owner} in pod "${pod}"`,
       hint: 'containers of one pod share its network namespace: give each listener its own port',
     });
+  }
+  return problems;
+}
+
+/**
+ * A toolchain in its own pod listens beyond loopback: it needs a bearer token, or an explicit waiver. (Its
+ * objects, `<agent>-toolchain-<name>`, cannot clash with a gateway's: a gateway named `toolchain-<name>` is
+ * already a duplicate MCP server name.)
+ */
+function checkToolchainPlacement(plan: AgentPlan): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  plan.toolchains.forEach((t, i) => {
+    const base = `/spec/toolchains/${i}`;
+    if (!t.pod) {
+      if (t.allowUnauthenticated)
+        problems.push({
+          path: `${base}/insecureAllowUnauthenticated`,
+          message: `toolchain "${t.name}" is a sidecar: insecureAllowUnauthenticated applies only to placement: pod`,
+          hint: "remove it; a sidecar listens on the agent pod's 127.0.0.1, where auth is optional",
+        });
+      return;
+    }
+    if (!t.auth && !t.allowUnauthenticated)
+      problems.push({
+        path: `${base}/auth`,
+        message: `toolchain "${t.name}" has placement: pod: its server listens on the pod IP and needs a bearer token`,
+        hint: `add auth: { bearerTokenSecret: { name: ${plan.name}-${t.name}-token, key: token } } (a Secret of its own), or set insecureAllowUnauthenticated: true to let anything that reaches its Service call it`,
+      });
+    if (t.auth && t.allowUnauthenticated)
+      problems.push({
+        path: `${base}/insecureAllowUnauthenticated`,
+        message: `toolchain "${t.name}" has auth, so insecureAllowUnauthenticated would change nothing`,
+        hint: 'remove insecureAllowUnauthenticated (the token stays required), or remove auth to waive it',
+      });
+  });
+  return problems;
+}
+
+const RWX = 'ReadWriteMany';
+
+/**
+ * Toolchains in their own pods mount the agent's workspace from other pods, possibly on other nodes: only a
+ * ReadWriteMany claim serves them all. A new claim says so in its accessModes; an existing one must be declared.
+ */
+function checkSharedWorkspace(plan: AgentPlan): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  const volume = plan.workspace.volume;
+  if ((volume.kind === 'claimTemplate' || volume.kind === 'sharedClaim') && volume.accessModes.length > 1)
+    if (volume.accessModes.includes('ReadWriteOncePod'))
+      problems.push({
+        path: '/spec/workspace/volume/persistentVolumeClaim/accessModes',
+        message: 'ReadWriteOncePod cannot be combined with other access modes',
+        hint: 'Kubernetes rejects such a claim; list ReadWriteOncePod alone, or leave it out',
+      });
+  const pods = podToolchains(plan);
+  if (pods.length === 0) return problems;
+  const who = `toolchain${pods.length > 1 ? 's' : ''} ${pods.map((t) => `"${t.name}"`).join(', ')} ${
+    pods.length > 1 ? 'have' : 'has'
+  } placement: pod`;
+  const newClaim =
+    'persistentVolumeClaim: { storage: 20Gi, storageClassName: <a ReadWriteMany class>, accessModes: [ReadWriteMany] }';
+  switch (volume.kind) {
+    case 'emptyDir':
+      problems.push({
+        path: '/spec/workspace/volume',
+        message: `${who}, so the workspace must be a volume every pod can mount; an emptyDir lives inside one pod`,
+        hint: `use ${newClaim}, or an existing claim: persistentVolumeClaim: { claimName: …, readWriteMany: true } (storage classes with ReadWriteMany: NFS, CephFS, EFS, Filestore, Azure Files, Longhorn)`,
+      });
+      break;
+    case 'existingClaim':
+      if (!volume.readWriteMany)
+        problems.push({
+          path: '/spec/workspace/volume/persistentVolumeClaim/readWriteMany',
+          message: `${who}, so the existing claim "${volume.claimName}" must be ReadWriteMany, which toolyard cannot check`,
+          hint: 'if the claim is ReadWriteMany, declare it with readWriteMany: true; otherwise use a ReadWriteMany claim',
+        });
+      break;
+    case 'claimTemplate':
+    case 'sharedClaim':
+      if (!volume.accessModes.includes(RWX))
+        problems.push({
+          path: '/spec/workspace/volume/persistentVolumeClaim/accessModes',
+          message: `${who}, so the workspace claim must be ReadWriteMany; its accessModes are [${volume.accessModes.join(', ')}]`,
+          hint: 'set accessModes: [ReadWriteMany] and a storageClassName that provides it (NFS, CephFS, EFS, Filestore, Azure Files, Longhorn)',
+        });
+      break;
   }
   return problems;
 }
@@ -218,6 +324,7 @@ function checkDerivedNames(plan: AgentPlan): SpecProblem[] {
   plan.toolchains.forEach((t, i) => {
     tooLong(t.containerName, `/spec/toolchains/${i}/name`, 'container name');
     tooLong(`${t.containerName}-home`, `/spec/toolchains/${i}/name`, 'volume name');
+    if (t.pod) tooLong(t.pod.objectName, `/spec/toolchains/${i}/name`, 'object name');
   });
   plan.backends.forEach((b, i) => {
     tooLong(`${b.name}-home`, `/spec/backends/${i}/name`, 'volume name');
@@ -317,7 +424,10 @@ function checkToolchains(plan: AgentPlan): SpecProblem[] {
 
 /** A gateway URL into the pod itself must hit a container port; anything else would resolve to nothing. */
 function checkGatewayUrls(plan: AgentPlan): SpecProblem[] {
-  const podPorts = new Set([...plan.backends.map((b) => b.port), ...plan.toolchains.map((t) => t.port)]);
+  const podPorts = new Set([
+    ...plan.backends.map((b) => b.port),
+    ...sidecarToolchains(plan).map((t) => t.port),
+  ]);
   const problems: SpecProblem[] = [];
   plan.gateways.forEach((g, i) => {
     if (g.kind !== 'external') return;

@@ -3,7 +3,7 @@ import {
   parseToolchainServerConfig,
   type ToolchainServerConfigInput,
 } from '../../toolchain-server/src/config.ts';
-import { PATHS, TOKEN_FILE_NAME } from './defaults.ts';
+import { PATHS, TOKEN_FILE_NAME, TOOLCHAIN_POD_LISTEN_HOST } from './defaults.ts';
 import type { PlannedToolchain } from './plan.ts';
 
 /** Writable locations for language caches, all under the `HOME` emptyDir. */
@@ -45,7 +45,15 @@ export function toolchainServerConfig(
 ): ToolchainServerConfigInput {
   return {
     name: toolchain.name,
-    listen: { host: '127.0.0.1', port: toolchain.port },
+    // A sidecar serves the agent pod's loopback; a toolchain pod serves its pod IP, called by its Service name.
+    listen: toolchain.pod
+      ? {
+          host: TOOLCHAIN_POD_LISTEN_HOST,
+          port: toolchain.port,
+          allowedHosts: [toolchain.pod.host],
+          ...(toolchain.allowUnauthenticated && !toolchain.auth ? { allowUnauthenticated: true } : {}),
+        }
+      : { host: '127.0.0.1', port: toolchain.port },
     health: { host: '0.0.0.0', port: toolchain.healthPort },
     workspaceRoots: [workspaceMountPath],
     tools: {

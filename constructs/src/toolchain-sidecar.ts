@@ -8,6 +8,9 @@ import type { AgentPlan, PlannedToolchain } from './plan.ts';
 import { restrictedContainerSecurityContext } from './security.ts';
 import { TOOLCHAIN_CACHE_ENV, TOOLCHAIN_CONFIG_FILE, toolchainServerConfigJson } from './toolchain-config.ts';
 
+/** The name of a toolchain pod's MCP container port, which its Service targets. */
+export const TOOLCHAIN_MCP_PORT_NAME = 'mcp';
+
 export interface ToolchainSidecarProps {
   /** The agent the sidecar belongs to. */
   readonly plan: AgentPlan;
@@ -18,26 +21,30 @@ export interface ToolchainSidecarProps {
 }
 
 /**
- * A toolchain sidecar: its container (any language image running the toolchain server on 127.0.0.1),
- * its scratch volumes, and the ConfigMap holding the server's config. The pod that hosts it is built by
- * `AgentWorkload` from `container` and `volumes`.
+ * A toolchain's container (any language image running the toolchain server), its scratch volumes, and the
+ * ConfigMap holding the server's config. The pod that hosts it is built from `container` and `volumes`: by
+ * `AgentWorkload` for a sidecar (the server on 127.0.0.1), by `ToolchainPod` for `placement: pod` (the server
+ * on the pod IP, its MCP port named `mcp` for the toolchain's Service).
  */
 export class ToolchainSidecar extends Construct {
   readonly container: k8s.Container;
   readonly volumes: readonly k8s.Volume[];
   readonly configMap: plus.ConfigMap;
   readonly configJson: string;
+  /** The container mounts the server bundle that the pod's init container installs. */
+  readonly injectsServer: boolean;
 
   constructor(scope: Construct, id: string, props: ToolchainSidecarProps) {
     super(scope, id);
     const { plan, toolchain } = props;
     const bundleVolume = props.serverBundleVolume ?? 'toolyard-server';
+    this.injectsServer = toolchain.injectServer;
     this.configJson = toolchainServerConfigJson(toolchain, plan.workspace.mountPath);
     this.configMap = new plus.ConfigMap(this, 'config', {
       metadata: {
         name: toolchain.configMapName,
         namespace: plan.namespace,
-        labels: plan.names.labels('agent', plan.labels),
+        labels: plan.names.labels(toolchain.pod?.component ?? 'agent', plan.labels),
         ...(Object.keys(plan.annotations).length > 0 ? { annotations: plan.annotations } : {}),
       },
       data: { [TOOLCHAIN_CONFIG_FILE]: this.configJson },
@@ -63,8 +70,11 @@ export class ToolchainSidecar extends Construct {
         '--config',
         `${PATHS.toolchainConfigDir}/${TOOLCHAIN_CONFIG_FILE}`,
       ],
-      // Port names must be unique in the pod and at most 15 characters.
+      // Port names must be unique in the pod and at most 15 characters. A sidecar's MCP port is loopback only.
       ports: [
+        ...(toolchain.pod
+          ? [{ name: TOOLCHAIN_MCP_PORT_NAME, containerPort: toolchain.port, protocol: 'TCP' }]
+          : []),
         { name: `health-${toolchain.healthPort}`, containerPort: toolchain.healthPort, protocol: 'TCP' },
       ],
       env: plainEnv({ ...TOOLCHAIN_CACHE_ENV, ...toolchain.env }),

@@ -3,7 +3,7 @@
 // Regenerate with: npm run gen
 
 /**
- * Where the workspace lives: a pod-local `emptyDir`, an existing PersistentVolumeClaim (`claimName`), or a claim template (`storage`) which turns the agent into a StatefulSet.
+ * Where the workspace lives: a pod-local `emptyDir`, an existing PersistentVolumeClaim (`claimName`), or a new claim (`storage`): a claim template that turns the agent into a StatefulSet, or, when a toolchain has `placement: pod`, one PersistentVolumeClaim that every pod mounts (it must then be ReadWriteMany).
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "WorkspaceVolume".
@@ -283,7 +283,7 @@ export interface ResourceList {
   'ephemeral-storage'?: string;
 }
 /**
- * A project execution environment: a sidecar in the agent pod running the toolchain server (MCP on `http://127.0.0.1:<port>/mcp`) in any language image.
+ * A project execution environment running the toolchain server in any language image: a sidecar in the agent pod (MCP on `http://127.0.0.1:<port>/mcp`), or with `placement: pod` its own pod behind its own NetworkPolicy (MCP at its Service).
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "Toolchain".
@@ -295,13 +295,21 @@ export interface Toolchain {
   name: string;
   image: Image;
   /**
-   * Port of the toolchain server's MCP endpoint, bound to 127.0.0.1 inside the pod.
+   * Port of the toolchain server's MCP endpoint: bound to 127.0.0.1 inside the agent pod (`sidecar`), or to the toolchain pod's IP and exposed by its Service (`pod`).
    */
   port: number;
   /**
    * Port of the toolchain server's probe-only listener on the pod IP (serves `/healthz` and `/readyz`, never MCP). Defaults to `port + 1000`.
    */
   healthPort?: number;
+  /**
+   * Where the toolchain runs. `sidecar`: a container of the agent pod, sharing its network namespace and so its NetworkPolicy (the pod's egress is the union of its containers' needs). `pod`: its own Deployment, Service, ServiceAccount (no token) and NetworkPolicy, so its egress is exactly `network.egress` and only the agent pod may reach its MCP port; the server then listens on the pod IP and requires `auth` (or `insecureAllowUnauthenticated: true`), and the workspace must be a ReadWriteMany PersistentVolumeClaim that every pod mounts.
+   */
+  placement?: 'sidecar' | 'pod';
+  /**
+   * With `placement: pod`: run the toolchain server without a bearer token. Anything that can open a connection to its Service port can then run this toolchain's tools in the shared workspace: every container of the agent pod (sidecar toolchains running repository code included), and, where NetworkPolicies are not enforced (disabled, or a CNI that ignores them), any pod of the cluster. Only for clusters whose policy engine you trust and agents without sidecar toolchains; prefer `auth`.
+   */
+  insecureAllowUnauthenticated?: boolean;
   /**
    * Copy the toolchain server bundle into the container from `spec.toolchainServer.image` with an init container (bring-your-own image such as `rust:1.83`). Set false for images that already contain `/opt/toolyard`.
    */
@@ -379,14 +387,14 @@ export interface ToolchainLimits {
   maxQueue?: number;
 }
 /**
- * What network this toolchain needs. NetworkPolicy selects pods, not containers: the pod gets the union of its containers' needs, and toolyard warns when this toolchain asks for less than its pod will have.
+ * What network this toolchain needs. NetworkPolicy selects pods, not containers: a sidecar's pod gets the union of its containers' needs, and toolyard warns when this toolchain asks for less than its pod will have. With `placement: pod` the toolchain's own policy allows exactly this.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "ToolchainNetwork".
  */
 export interface ToolchainNetwork {
   /**
-   * `none`: no egress. `registries`: package registries (`spec.networkPolicy.registryEgress`). `open`: any destination.
+   * `none`: no egress (with `placement: pod` not even DNS: the server resolves no names). `registries`: cluster DNS and the package registries (`spec.networkPolicy.registryEgress`). `open`: any destination.
    */
   egress?: 'none' | 'registries' | 'open';
 }
@@ -397,7 +405,7 @@ export interface StringMap3 {
   [k: string]: string | undefined;
 }
 /**
- * Bearer-token authentication between backends and this toolchain's server, so that no other container of the pod can call it over the shared loopback. The token is mounted read-only into the toolchain container as `/etc/toolyard/auth/token` (mode 0440, group fsGroup), which the server reads at start (`auth.bearerTokenFile`); it is never in the server's environment, where its children could read it. Backends receive it as `TOOLYARD_TOOLCHAIN_<NAME>_TOKEN`, which their client config names. Use one Secret per toolchain: code a toolchain runs can read that toolchain's token file.
+ * Bearer-token authentication between backends and this toolchain's server, so that no other container of the pod can call it over the shared loopback (a sidecar), or nothing but the backends can call its Service (`placement: pod`, where it is required). The token is mounted read-only into the toolchain container as `/etc/toolyard/auth/token` (mode 0440, group fsGroup), which the server reads at start (`auth.bearerTokenFile`); it is never in the server's environment, where its children could read it. Backends receive it as `TOOLYARD_TOOLCHAIN_<NAME>_TOKEN`, which their client config names. Use one Secret per toolchain: code a toolchain runs can read that toolchain's token file.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "ToolchainAuth".
@@ -420,7 +428,7 @@ export interface SecretKeyRef {
   key: string;
 }
 /**
- * Compute resources of the sidecar, independent of the backends.
+ * Compute resources of the toolchain container, independent of the backends.
  */
 export interface Resources1 {
   requests?: ResourceList;
@@ -767,7 +775,7 @@ export interface EmptyDirWorkspace {
   };
 }
 /**
- * An existing PersistentVolumeClaim, shared by the agent Deployment.
+ * An existing PersistentVolumeClaim, shared by the agent Deployment (and its toolchain pods).
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "ExistingClaim".
@@ -777,9 +785,13 @@ export interface ExistingClaim {
    * Name of an existing PersistentVolumeClaim in the agent's namespace.
    */
   claimName: string;
+  /**
+   * Declares that the claim is ReadWriteMany (toolyard cannot see an existing claim). Required for `placement: pod` toolchains, whose pods mount the claim alongside the agent pod, possibly on other nodes.
+   */
+  readWriteMany?: boolean;
 }
 /**
- * A claim template: one claim per replica, rendered as a StatefulSet volumeClaimTemplate.
+ * A new claim: a StatefulSet volumeClaimTemplate (one claim per replica), or, when a toolchain has `placement: pod`, one PersistentVolumeClaim `<agent>-workspace` that the agent and toolchain pods all mount.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "ClaimTemplate".
@@ -794,7 +806,7 @@ export interface ClaimTemplate {
    */
   storageClassName?: string;
   /**
-   * Access modes of the claim.
+   * Access modes of the claim. `placement: pod` toolchains need `ReadWriteMany` (a storage class that provides it: NFS, CephFS, EFS, Filestore, Azure Files, Longhorn RWX…).
    *
    * @minItems 1
    */
@@ -811,7 +823,7 @@ export interface ClaimTemplate {
  */
 export interface ClaimWorkspace {
   /**
-   * An existing claim (`claimName`) or a claim template (`storage`, one claim per replica; renders a StatefulSet).
+   * An existing claim (`claimName`) or a new claim (`storage`: a claim template that renders a StatefulSet, or one shared PersistentVolumeClaim when a toolchain has `placement: pod`).
    */
   persistentVolumeClaim: ExistingClaim | ClaimTemplate;
 }

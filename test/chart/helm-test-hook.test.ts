@@ -4,14 +4,15 @@
  *   target it checks (and DNS), nothing more: without the test's policies it could not, other pods gain no
  *   path, and the test pod cannot reach a backend;
  * - the rendered test pod's own command, run with Node as its image runs it, passes against the real
- *   toolchain server (readiness endpoint, rendered config) and gateway listeners on 127.0.0.1, and fails,
+ *   toolchain servers (readiness endpoint, rendered config; a toolchain pod's through its Service, on its MCP
+ *   listener, which answers readiness without the token) and gateway listeners on 127.0.0.1, and fails,
  *   naming the check, when a toolchain is not ready or a gateway is down.
  * Cluster DNS is the one thing emulated: each `<service>.<namespace>.svc` target (shown to be a rendered
  * Service that selects the checked pod and port) is replaced by 127.0.0.1, where the same ports listen.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -184,7 +185,16 @@ describe('helm test: the rendered test pod against the real toolchain server and
   const ports: Record<string, number> = {};
 
   before(async () => {
-    for (const name of ['ready', 'readyHealth', 'broken', 'brokenHealth', 'httpGateway', 'tcpGateway']) {
+    for (const name of [
+      'ready',
+      'readyHealth',
+      'broken',
+      'brokenHealth',
+      'isolated',
+      'isolatedHealth',
+      'httpGateway',
+      'tcpGateway',
+    ]) {
       ports[name] = await freePort();
     }
     const agent = loadSpec(
@@ -194,7 +204,10 @@ describe('helm test: the rendered test pod against the real toolchain server and
         kind: 'Agent',
         metadata: { name: 'checked', namespace: 'agents' },
         spec: {
-          workspace: { mountPath: dir },
+          workspace: {
+            mountPath: dir,
+            volume: { persistentVolumeClaim: { storage: '1Gi', accessModes: ['ReadWriteMany'] } },
+          },
           backends: [
             {
               name: 'claude',
@@ -217,6 +230,15 @@ describe('helm test: the rendered test pod against the real toolchain server and
               port: ports['broken'],
               healthPort: ports['brokenHealth'],
               tools: { mode: 'structured', presets: ['terraform'] },
+            },
+            {
+              name: 'isolated',
+              placement: 'pod',
+              image: { repository: 'docker.io/library/node', tag: '24' },
+              port: ports['isolated'],
+              healthPort: ports['isolatedHealth'],
+              tools: { mode: 'exec', allowedCommands: ['node'] },
+              auth: { bearerTokenSecret: { name: 'isolated-token', key: 'token' } },
             },
           ],
           gateways: [
@@ -248,17 +270,25 @@ describe('helm test: the rendered test pod against the real toolchain server and
       assert.equal(Number(local.port), target.port, 'Service port = pod port here');
       return local.toString();
     });
-    // The toolchain servers, each with its rendered config (the ConfigMap the sidecar mounts); probes
-    // listen on 127.0.0.1 instead of the pod IP.
-    for (const name of ['ready', 'broken']) {
+    // The toolchain servers, each with its rendered config (the ConfigMap its container mounts); listeners on
+    // the pod IP listen on 127.0.0.1 instead, and the toolchain pod's token file is a file of the test's.
+    const tokenFile = join(dir, '..', `${dir.split('/').at(-1)}-token`);
+    writeFileSync(tokenFile, 'isolated-token-value\n', { mode: 0o600 });
+    for (const name of ['ready', 'broken', 'isolated']) {
       const configMap = objects.find(
         (o) => o.kind === 'ConfigMap' && o.metadata.name === `checked-toolchain-${name}`,
       )!;
       const config = JSON.parse(String((configMap['data'] as Json)['config.json'])) as Json;
+      const listen = config['listen'] as Json;
       servers.push(
         await startServerProcess({
           dir,
-          config: { ...config, health: { ...(config['health'] as Json), host: '127.0.0.1' } },
+          config: {
+            ...config,
+            listen: { ...listen, host: '127.0.0.1' },
+            health: { ...(config['health'] as Json), host: '127.0.0.1' },
+            ...(config['auth'] ? { auth: { bearerTokenFile: tokenFile } } : {}),
+          },
           env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin` },
         }),
       );
@@ -280,6 +310,7 @@ describe('helm test: the rendered test pod against the real toolchain server and
     }
     for (const listener of listeners) listener.close();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(`${dir}-token`, { force: true });
   });
 
   it('checks each toolchain readiness endpoint and each gateway Service, HTTP or TCP', () => {
@@ -288,12 +319,15 @@ describe('helm test: the rendered test pod against the real toolchain server and
       [
         '#toolchain ready readiness',
         '#toolchain broken readiness',
+        '#toolchain isolated readiness',
         '#gateway web Service',
         '#gateway raw Service',
       ],
     );
-    assert.ok(args[2]!.startsWith(`http://127.0.0.1:${ports['httpGateway']}/health`));
-    assert.ok(args[3]!.startsWith(`tcp://127.0.0.1:${ports['tcpGateway']}`));
+    // A toolchain pod is checked through its own Service, on the MCP port.
+    assert.ok(args[2]!.startsWith(`http://127.0.0.1:${ports['isolated']}/readyz`));
+    assert.ok(args[3]!.startsWith(`http://127.0.0.1:${ports['httpGateway']}/health`));
+    assert.ok(args[4]!.startsWith(`tcp://127.0.0.1:${ports['tcpGateway']}`));
   });
 
   it('passes when every toolchain is ready and every gateway answers', async () => {
@@ -303,6 +337,7 @@ describe('helm test: the rendered test pod against the real toolchain server and
     );
     assert.equal(code, 0, output);
     assert.match(output, /^ok {3}toolchain ready readiness: .*\(HTTP 200\)$/m);
+    assert.match(output, /^ok {3}toolchain isolated readiness: .*\(HTTP 200\)$/m);
     assert.match(output, /^ok {3}gateway web Service: .*\(HTTP 200\)$/m);
     assert.match(output, /^ok {3}gateway raw Service: .*\(connected\)$/m);
   });
@@ -317,7 +352,7 @@ describe('helm test: the rendered test pod against the real toolchain server and
   it('fails when a gateway is down', async () => {
     const [web] = listeners;
     await new Promise<void>((resolve) => web!.close(() => resolve()));
-    const { code, output } = await runCheck(command, [args[2]!]);
+    const { code, output } = await runCheck(command, [args[3]!]);
     assert.equal(code, 1, output);
     assert.match(output, /^FAIL gateway web Service: .*ECONNREFUSED/m);
   });

@@ -12,6 +12,7 @@ for (const t of chartTargets()) {
   const containers = Object.keys(agent['containers'] as Json);
   const initContainers = Object.keys((agent['initContainers'] as Json | undefined) ?? {});
   const gateways = Object.keys((t.defaults['gateways'] as Json | undefined) ?? {});
+  const toolchainPods = (t.defaults['toolchains'] as Record<string, Json> | undefined) ?? {};
   const c = containers[0]!;
   const containerSc = (sc: Json): Json => ({ agent: { containers: { [c]: { securityContext: sc } } } });
 
@@ -85,6 +86,20 @@ for (const t of chartTargets()) {
           `/gateways/${g}`,
         );
       }
+      for (const [key, pod] of Object.entries(toolchainPods)) {
+        for (const list of ['containers', 'initContainers'])
+          for (const name of Object.keys((pod[list] as Json | undefined) ?? {}))
+            assertRejected(
+              t,
+              [{ toolchains: { [key]: { [list]: { [name]: { securityContext: { privileged: true } } } } } }],
+              `/toolchains/${key}/${list}/${name}/securityContext`,
+            );
+        assertRejected(
+          t,
+          [{ toolchains: { [key]: { podSecurityContext: { runAsUser: 0 } } } }],
+          `/toolchains/${key}/podSecurityContext/runAsUser`,
+        );
+      }
       if (t.defaults['tests']) {
         assertRejected(t, [{ tests: { securityContext: { privileged: true } } }], '/tests/securityContext');
       }
@@ -153,11 +168,18 @@ for (const t of chartTargets()) {
         '/global/compatibility',
       );
       const persistence = agent['persistence'] as Json;
-      if ('size' in persistence) {
+      if ('size' in persistence)
         assertRejected(t, [{ agent: { persistence: { size: 'lots' } } }], '/agent/persistence/size');
-        assertRejected(t, [{ agent: { replicas: 2 } }], '/agent');
-      } else {
-        assertRejected(t, [{ agent: { replicas: -1 } }], '/agent/replicas');
+      // A StatefulSet (a claim per replica) has no replicas value; a Deployment's cannot go negative.
+      if ('replicas' in agent) assertRejected(t, [{ agent: { replicas: -1 } }], '/agent/replicas');
+      else assertRejected(t, [{ agent: { replicas: 2 } }], '/agent');
+      for (const key of Object.keys(toolchainPods)) {
+        assertRejected(t, [{ toolchains: { [key]: { replicas: -1 } } }], `/toolchains/${key}/replicas`);
+        assertRejected(
+          t,
+          [{ toolchains: { [key]: { serviceAccount: { name: 'Not_A_Name' } } } }],
+          `/toolchains/${key}/serviceAccount/name`,
+        );
       }
       for (const g of gateways) {
         assertRejected(

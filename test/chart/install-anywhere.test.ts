@@ -57,6 +57,12 @@ for (const t of chartTargets()) {
   const containerKey = valuesKey(String(firstContainer['name']));
   const secretNames = Object.keys((t.defaults['secretNames'] as Json | undefined) ?? {});
   const hasTest = base.some(isTestHook);
+  // The agent pod and every toolchain pod mount the workspace that agent.persistence describes.
+  const toolchainPods = plan.toolchains.flatMap((tc) => (tc.pod ? [podOf(base, tc.pod.component)] : []));
+  const workspacePods = [agentPod, ...toolchainPods];
+  const workspacePodIds = `(${workspacePods.map((p) => esc(identity(p.object))).join('|')})`;
+  const workspaceOf = (objects: readonly KubeObject[], component: string) =>
+    (podOf(objects, component).spec['volumes'] as Json[]).find((v) => v['name'] === 'workspace');
 
   describe(`${t.label}: install anywhere`, () => {
     // ------------------------------------------------------------------ persistence
@@ -119,15 +125,58 @@ for (const t of chartTargets()) {
           'existingClaim',
         );
       });
+    } else if (volume.kind === 'sharedClaim') {
+      const claimId = esc(`PersistentVolumeClaim/${plan.namespace}/${volume.claimName}`);
+      it('agent.persistence: storageClass and size set the shared claim, which every pod mounts', () => {
+        const after = apply(t, { agent: { persistence: { storageClass: 'cephfs', size: '77Gi' } } });
+        assertOnly(
+          diff(base, after),
+          new RegExp(`^${claimId}:spec\\.(storageClassName|resources\\.requests\\.storage)$`),
+          'persistence',
+        );
+        const claim = byKind(after, 'PersistentVolumeClaim')[0]!;
+        assert.deepEqual((claim['spec'] as Json)['accessModes'], ['ReadWriteMany']);
+        assert.equal((claim['spec'] as Json)['storageClassName'], 'cephfs');
+        for (const pod of workspacePods) {
+          const component = String((pod.object.metadata['labels'] as Json)['app.kubernetes.io/component']);
+          assert.deepEqual(workspaceOf(after, component), {
+            name: 'workspace',
+            persistentVolumeClaim: { claimName: claim.metadata.name },
+          });
+        }
+      });
+      it('agent.persistence.existingClaim replaces the shared claim in the agent pod and every toolchain pod', () => {
+        const after = apply(t, { agent: { persistence: { existingClaim: 'team-rwx-claim' } } });
+        assert.deepEqual(byKind(after, 'PersistentVolumeClaim'), []);
+        assertOnly(
+          diff(base, after),
+          new RegExp(
+            `^(${claimId}:-|${workspacePodIds}:spec\\.template\\.spec\\.volumes\\[0\\]\\.persistentVolumeClaim\\.claimName)$`,
+          ),
+          'existingClaim',
+        );
+        for (const pod of workspacePods) {
+          const component = String((pod.object.metadata['labels'] as Json)['app.kubernetes.io/component']);
+          assert.deepEqual(workspaceOf(after, component), {
+            name: 'workspace',
+            persistentVolumeClaim: { claimName: 'team-rwx-claim' },
+          });
+        }
+      });
     } else {
-      it('agent.persistence.existingClaim names the workspace claim', () => {
+      it('agent.persistence.existingClaim names the workspace claim (in every pod that mounts it)', () => {
         const after = apply(t, { agent: { persistence: { existingClaim: 'other-claim' } } });
         assertOnly(
           diff(base, after),
           new RegExp(
-            `^${agentId}:spec\\.template\\.spec\\.volumes\\[0\\]\\.persistentVolumeClaim\\.claimName$`,
+            `^${workspacePodIds}:spec\\.template\\.spec\\.volumes\\[0\\]\\.persistentVolumeClaim\\.claimName$`,
           ),
           'existingClaim',
+        );
+        assert.equal(
+          diff(base, after).length,
+          workspacePods.length,
+          'each pod that mounts the workspace follows it',
         );
       });
     }
@@ -404,6 +453,62 @@ for (const t of chartTargets()) {
           changes.filter((c) => c !== sa),
           new RegExp(`^(${id}:spec\\.template\\.spec\\.|RoleBinding/[^:]+:subjects\\[0\\]\\.name$)`),
           'gateway',
+        );
+      });
+    }
+
+    // ------------------------------------------------------------------ toolchain pods
+    for (const toolchain of plan.toolchains) {
+      const own = toolchain.pod;
+      if (!own) continue;
+      const key = valuesKey(toolchain.name);
+      const component = own.component;
+      const id = esc(identity(podOf(base, component).object));
+      const containerKey = valuesKey(toolchain.containerName);
+      it(`toolchain ${toolchain.name} (its own pod): replicas, scheduling, security contexts, extension points, an existing ServiceAccount`, () => {
+        const after = apply(t, {
+          toolchains: {
+            [key]: {
+              replicas: 2,
+              nodeSelector: { 'example.com/pool': 'builds' },
+              podSecurityContext: { fsGroupChangePolicy: 'Always' },
+              extraVolumes: [{ name: 'extra', emptyDir: {} }],
+              serviceAccount: { create: false, name: 'builds-identity' },
+              containers: {
+                [containerKey]: {
+                  securityContext: { runAsUser: 20000 },
+                  extraVolumeMounts: [{ name: 'extra', mountPath: '/extra' }],
+                  extraEnv: [{ name: 'HOME', value: '/extra' }],
+                },
+              },
+            },
+          },
+        });
+        const pod = podOf(after, component);
+        assert.equal((pod.object['spec'] as Json)['replicas'], 2);
+        assert.deepEqual(pod.spec['nodeSelector'], { 'example.com/pool': 'builds' });
+        assert.equal((pod.spec['securityContext'] as Json)['fsGroupChangePolicy'], 'Always');
+        assert.equal(
+          (pod.spec['securityContext'] as Json)['fsGroup'],
+          65532,
+          'the same fsGroup as the agent pod',
+        );
+        const c = pod.containers.find((x) => x['name'] === toolchain.containerName)!;
+        assert.equal((c['securityContext'] as Json)['runAsUser'], 20000);
+        assert.deepEqual((c['volumeMounts'] as Json[]).at(-1), { mountPath: '/extra', name: 'extra' });
+        assert.deepEqual(
+          (c['env'] as Json[]).filter((e) => e['name'] === 'HOME'),
+          [{ name: 'HOME', value: '/extra' }],
+        );
+        assert.equal(pod.spec['serviceAccountName'], 'builds-identity');
+        assert.equal(pod.spec['automountServiceAccountToken'], false, 'still no token');
+        const sa = `ServiceAccount/${plan.namespace}/${own.objectName}:-`;
+        const changes = diff(base, after);
+        assert.ok(changes.includes(sa));
+        assertOnly(
+          changes.filter((x) => x !== sa),
+          new RegExp(`^${id}:spec\\.(replicas|template\\.spec\\.)`),
+          'toolchain pod',
         );
       });
     }

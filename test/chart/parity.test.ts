@@ -1,13 +1,17 @@
 /**
- * Proof 1 (parity): for every example, the generated chart rendered by the `helm template` stand-in with
- * default values, release name = agent name and namespace = spec namespace, equals `toolyard synth`'s objects
+ * Proof 1 (parity): for every example (and the generated specs with toolchains in their own pods), the
+ * generated chart rendered by the `helm template` stand-in with default values, release name = agent name
+ * and namespace = spec namespace, equals `toolyard synth`'s objects
  * byte for byte (each object as YAML), once Helm-only labels are removed — and equals them too as Kubernetes
  * reads the YAML (its YAML 1.1 library, via the stand-in's --json). The chart's test hooks
  * (templates/tests/) are left out, as `helm template --skip-tests` does; they have no synth counterpart.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { toYamlDocuments } from '../../constructs/src/render.ts';
+import type { GeneratedChart } from '../../chart-generator/src/generate.ts';
+import { generateChart } from '../../chart-generator/src/generate.ts';
+import { type RenderResult, renderAgent, toYamlDocuments } from '../../constructs/src/render.ts';
+import { generateSpec } from '../support/spec-generator.ts';
 import {
   examples,
   identity,
@@ -17,9 +21,40 @@ import {
   writeChart,
 } from './support.ts';
 
+/** Generated specs (seeds below 200) whose toolchains run in their own pods, one per workspace kind at least. */
+const POD_SEEDS = Array.from({ length: 200 }, (_, i) => i + 1).filter((seed) =>
+  (generateSpec(seed).spec.toolchains ?? []).some((t) => t.placement === 'pod'),
+);
+
 describe('chart parity with toolyard synth', () => {
-  for (const example of examples()) {
-    it(`${example.file}: default values render exactly the synth objects`, () => {
+  const cases: { label: string; chart: GeneratedChart; rendered: RenderResult }[] = [
+    ...examples().map((e) => ({ label: e.file, chart: e.chart, rendered: e.rendered })),
+    ...POD_SEEDS.slice(0, 6).map((seed) => {
+      const rendered = renderAgent(generateSpec(seed));
+      return { label: `generated spec ${seed} (toolchain pods)`, chart: generateChart(rendered), rendered };
+    }),
+  ];
+
+  it('covers toolchains in their own pods: on a new shared claim, on an existing claim, mixed with sidecars', () => {
+    const kinds = new Set(
+      cases
+        .filter((c) => c.rendered.plan.toolchains.some((t) => t.pod))
+        .map((c) => c.rendered.plan.workspace.volume.kind),
+    );
+    assert.deepEqual([...kinds].sort(), ['existingClaim', 'sharedClaim']);
+    assert.ok(
+      cases.some(
+        (c) =>
+          c.rendered.plan.toolchains.some((t) => t.pod) &&
+          c.rendered.plan.toolchains.some((t) => !t.pod) &&
+          c.rendered.plan.network.enabled,
+      ),
+      'a spec with both sidecars and toolchain pods',
+    );
+  });
+
+  for (const example of cases) {
+    it(`${example.label}: default values render exactly the synth objects`, () => {
       const dir = writeChart(example.chart);
       const options = {
         release: example.chart.name,

@@ -156,13 +156,13 @@ describe('toolyard synth', () => {
     const dir = freshDir();
     mkdirSync(dir);
     const file = join(dir, 'unacknowledged.yaml');
-    const text = readFileSync(example('polyglot-reviewer'), 'utf8');
+    const text = readFileSync(example('cluster-operator'), 'utf8');
     writeFileSync(file, text.slice(0, text.indexOf('  acknowledgedWarnings:')));
     const { code, stderr } = await run('synth', file, '--stdout');
     assert.equal(code, 0);
     assert.match(
       stderr,
-      /^warning: .*unacknowledged\.yaml:\d+: \/spec\/toolchains\/1\/network\/egress: toolchain "rust" asks for egress "none"/m,
+      /^warning: .*unacknowledged\.yaml:\d+: \/spec\/toolchains\/0\/network\/egress: toolchain "helm" asks for egress "none".*placement: pod gives it a pod and NetworkPolicy of its own/m,
     );
   });
 
@@ -306,6 +306,10 @@ describe('toolyard explain', () => {
     assert.equal(code, 0);
     assert.match(stdout, /^"cargo test" → toolchain "rust" because handles\.commands lists "cargo"/);
     assert.match(stdout, /runs as: /);
+    assert.match(
+      stdout,
+      /runs in: its own pod reviewer-toolchain-rust at http:\/\/reviewer-toolchain-rust\.agents\.svc:8702\/mcp, egress exactly none/,
+    );
   });
 
   it('--command says when no toolchain handles a command', async () => {

@@ -32,9 +32,29 @@ describe('routeCommand', () => {
             'tools.allowedCommands lists "cargo"',
           ],
           runsAs: 'structured tools of preset cargo or exec_allowed',
+          runsIn: 'sidecar toolchain-rust of pod tiny, sharing its network (egress none asked for)',
         },
       ],
     });
+  });
+
+  it('says where a toolchain in its own pod runs it', () => {
+    const pods = planAgent(
+      minimalAgent({
+        workspace: {
+          volume: {
+            persistentVolumeClaim: { storage: '1Gi', accessModes: ['ReadWriteMany'] as ['ReadWriteMany'] },
+          },
+        },
+        toolchains: [
+          { ...rustToolchain, placement: 'pod', auth: { bearerTokenSecret: { name: 't', key: 'k' } } },
+        ],
+      }),
+    );
+    assert.equal(
+      routeCommand(pods, 'cargo build').candidates[0]!.runsIn,
+      'its own pod tiny-toolchain-rust at http://tiny-toolchain-rust.agents.svc:8702/mcp, egress exactly none',
+    );
   });
 
   it('routes a preset binary the handles do not list', () => {

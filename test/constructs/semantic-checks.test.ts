@@ -125,3 +125,122 @@ describe('Service port names', () => {
     );
   });
 });
+
+describe('placement: pod', () => {
+  const rustPod = {
+    ...rustToolchain,
+    placement: 'pod' as const,
+    auth: { bearerTokenSecret: { name: 'rust-token', key: 'token' } },
+  };
+  const rwx = {
+    volume: {
+      persistentVolumeClaim: { storage: '10Gi', accessModes: ['ReadWriteMany'] as ['ReadWriteMany'] },
+    },
+  };
+
+  it('accepts a toolchain pod on a ReadWriteMany claim, new or declared', () => {
+    assert.deepEqual(problemsOf({ workspace: rwx, toolchains: [rustPod] }), []);
+    assert.deepEqual(
+      problemsOf({
+        workspace: { volume: { persistentVolumeClaim: { claimName: 'src', readWriteMany: true } } },
+        toolchains: [rustPod],
+      }),
+      [],
+    );
+  });
+
+  it('needs a workspace every pod can mount, and says which field and what to do', () => {
+    const problems = checkAgentPlan(planAgent(minimalAgent({ toolchains: [rustPod] })));
+    assert.deepEqual(
+      problems.map((p) => `${p.path}: ${p.message}`),
+      [
+        '/spec/workspace/volume: toolchain "rust" has placement: pod, so the workspace must be a volume every pod can mount; an emptyDir lives inside one pod',
+      ],
+    );
+    assert.match(problems[0]!.hint ?? '', /accessModes: \[ReadWriteMany\].*readWriteMany: true/);
+    assert.deepEqual(
+      problemsOf({
+        workspace: { volume: { persistentVolumeClaim: { storage: '10Gi' } } },
+        toolchains: [
+          rustPod,
+          { ...rustPod, name: 'go', port: 8710, auth: { bearerTokenSecret: { name: 'g', key: 't' } } },
+        ],
+      }),
+      [
+        '/spec/workspace/volume/persistentVolumeClaim/accessModes: toolchains "rust", "go" have placement: pod, so the workspace claim must be ReadWriteMany; its accessModes are [ReadWriteOnce]',
+      ],
+    );
+    assert.deepEqual(
+      problemsOf({
+        workspace: { volume: { persistentVolumeClaim: { claimName: 'src' } } },
+        toolchains: [rustPod],
+      }),
+      [
+        '/spec/workspace/volume/persistentVolumeClaim/readWriteMany: toolchain "rust" has placement: pod, so the existing claim "src" must be ReadWriteMany, which toolyard cannot check',
+      ],
+    );
+  });
+
+  it('needs a bearer token unless explicitly waived, and the waiver only where it means something', () => {
+    const { auth: _auth, ...noAuth } = rustPod;
+    assert.deepEqual(problemsOf({ workspace: rwx, toolchains: [noAuth] }), [
+      '/spec/toolchains/0/auth: toolchain "rust" has placement: pod: its server listens on the pod IP and needs a bearer token',
+    ]);
+    assert.deepEqual(
+      problemsOf({ workspace: rwx, toolchains: [{ ...noAuth, insecureAllowUnauthenticated: true }] }),
+      [],
+    );
+    assert.deepEqual(
+      problemsOf({ workspace: rwx, toolchains: [{ ...rustPod, insecureAllowUnauthenticated: true }] }),
+      [
+        '/spec/toolchains/0/insecureAllowUnauthenticated: toolchain "rust" has auth, so insecureAllowUnauthenticated would change nothing',
+      ],
+    );
+    assert.deepEqual(problemsOf({ toolchains: [{ ...rustToolchain, insecureAllowUnauthenticated: true }] }), [
+      '/spec/toolchains/0/insecureAllowUnauthenticated: toolchain "rust" is a sidecar: insecureAllowUnauthenticated applies only to placement: pod',
+    ]);
+  });
+
+  it('checks ports per pod: a toolchain pod may reuse a backend port, not its own health port', () => {
+    assert.deepEqual(problemsOf({ workspace: rwx, toolchains: [{ ...rustPod, port: 8080 }] }), []);
+    assert.deepEqual(problemsOf({ workspace: rwx, toolchains: [{ ...rustPod, healthPort: 8702 }] }), [
+      '/spec/toolchains/0/healthPort: port 8702 of toolchain "rust" (health) collides with toolchain "rust" in pod "tiny-toolchain-rust"',
+    ]);
+  });
+
+  it("rejects a gateway whose objects would be the toolchain pod's, and names too long", () => {
+    assert.deepEqual(
+      problemsOf({
+        workspace: rwx,
+        toolchains: [rustPod],
+        gateways: [{ name: 'toolchain-rust', image: { repository: 'g', tag: '1' }, port: 8000 }],
+      }),
+      [
+        // Its objects would be tiny-toolchain-rust too; the MCP server names already clash.
+        '/spec/gateways/0/name: duplicate MCP server name "toolchain-rust"',
+      ],
+    );
+    const long = 'r'.repeat(40);
+    assert.deepEqual(
+      problemsOf({ workspace: rwx, toolchains: [{ ...rustPod, name: long }] }, 'a'.repeat(20)),
+      [
+        `/spec/toolchains/0/name: object name "${'a'.repeat(20)}-toolchain-${long}" would be 71 characters, more than Kubernetes allows (63)`,
+      ],
+    );
+  });
+
+  it('rejects ReadWriteOncePod combined with other access modes', () => {
+    assert.deepEqual(
+      problemsOf({
+        workspace: {
+          volume: {
+            persistentVolumeClaim: { storage: '1Gi', accessModes: ['ReadWriteOncePod', 'ReadWriteMany'] },
+          },
+        },
+      }),
+      [
+        '/spec/workspace/volume/persistentVolumeClaim/accessModes: ReadWriteOncePod cannot be combined with other access modes',
+      ],
+    );
+  });
+});

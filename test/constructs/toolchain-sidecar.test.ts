@@ -102,7 +102,12 @@ describe('ToolchainSidecar', () => {
     assert.deepEqual(configMap.metadata.labels, labelsFor('tiny', 'agent'));
     const parsed = parseToolchainServerConfig(JSON.parse(configMap.data['config.json']!));
     assert.ok(parsed.ok, JSON.stringify(parsed));
-    assert.deepEqual(parsed.config.listen, { host: '127.0.0.1', port: 8702 });
+    assert.deepEqual(parsed.config.listen, {
+      host: '127.0.0.1',
+      port: 8702,
+      allowedHosts: [],
+      allowUnauthenticated: false,
+    });
     assert.deepEqual(parsed.config.health, { host: '0.0.0.0', port: 9702 });
     assert.deepEqual(parsed.config.workspaceRoots, ['/workspace']);
     assert.deepEqual(parsed.config.tools, { mode: 'exec', presets: ['cargo'], allowedCommands: ['cargo'] });

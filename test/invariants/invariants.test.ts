@@ -59,6 +59,27 @@ describe('invariants', () => {
       toolchainCounts: new Set(specs.map((s) => s.toolchains?.length ?? 0)),
       rbac: new Set(specs.map((s) => s.rbac?.preset ?? 'none')),
       networkPolicy: new Set(specs.map((s) => s.networkPolicy?.enabled ?? true)),
+      placements: new Set(specs.flatMap((s) => (s.toolchains ?? []).map((t) => t.placement ?? 'sidecar'))),
+      podEgress: new Set(
+        specs.flatMap((s) =>
+          (s.toolchains ?? []).filter((t) => t.placement === 'pod').map((t) => t.network?.egress ?? 'none'),
+        ),
+      ),
+      podAccess: new Set(
+        specs.flatMap((s) =>
+          (s.toolchains ?? []).filter((t) => t.placement === 'pod').map((t) => (t.auth ? 'token' : 'waived')),
+        ),
+      ),
+      podWorkspaces: new Set(
+        specs
+          .filter((s) => (s.toolchains ?? []).some((t) => t.placement === 'pod'))
+          .map((s) => {
+            const volume = s.workspace?.volume;
+            return volume && 'persistentVolumeClaim' in volume && 'claimName' in volume.persistentVolumeClaim
+              ? 'existing'
+              : 'new';
+          }),
+      ),
       kinds: new Set(generatedCases.flatMap((c) => c.objects.map(kinds))),
     };
     assert.deepEqual([...seen.backendTypes].sort(), ['claude', 'custom', 'gemini', 'openai']);
@@ -68,10 +89,15 @@ describe('invariants', () => {
     assert.deepEqual([...seen.toolchainCounts].sort(), [0, 1, 2, 3, 4]);
     assert.deepEqual([...seen.rbac].sort(), ['namespace-write', 'none', 'read-only']);
     assert.deepEqual([...seen.networkPolicy].sort(), [false, true]);
+    assert.deepEqual([...seen.placements].sort(), ['pod', 'sidecar']);
+    assert.deepEqual([...seen.podEgress].sort(), ['none', 'open', 'registries']);
+    assert.deepEqual([...seen.podAccess].sort(), ['token', 'waived']);
+    assert.deepEqual([...seen.podWorkspaces].sort(), ['existing', 'new']);
     assert.deepEqual([...seen.kinds].sort(), [
       'ConfigMap',
       'Deployment',
       'NetworkPolicy',
+      'PersistentVolumeClaim',
       'Role',
       'RoleBinding',
       'Service',
@@ -96,6 +122,49 @@ describe('invariants', () => {
       assert.equal(first, second, c.label);
       assert.equal(first, toYamlDocuments(c.objects), c.label);
       assert.deepEqual(c.agent, before, `${c.label}: renderAgent mutated its input`);
+    }
+  });
+
+  it('placement: pod is refused without a ReadWriteMany workspace or a token, naming the field', () => {
+    const withPods = generatedCases.filter((c) =>
+      (c.agent.spec.toolchains ?? []).some((t) => t.placement === 'pod'),
+    );
+    assert.ok(withPods.length >= 20, `only ${withPods.length} generated specs with toolchain pods`);
+    const errorsOf = (agent: ToolyardAgent) => {
+      const result = checkSpecText(stringify(agent), 'tampered.yaml');
+      return result.ok ? [] : result.errors.map((e) => e.path);
+    };
+    const withWorkspace = (agent: ToolyardAgent, volume: unknown): ToolyardAgent => ({
+      ...agent,
+      spec: { ...agent.spec, workspace: { ...agent.spec.workspace, volume } as never },
+    });
+    for (const { label, agent } of withPods.slice(0, 30)) {
+      assert.deepEqual(
+        errorsOf(withWorkspace(agent, { emptyDir: { sizeLimit: '1Gi' } })),
+        ['/spec/workspace/volume'],
+        label,
+      );
+      assert.deepEqual(
+        errorsOf(
+          withWorkspace(agent, { persistentVolumeClaim: { storage: '1Gi', accessModes: ['ReadWriteOnce'] } }),
+        ),
+        ['/spec/workspace/volume/persistentVolumeClaim/accessModes'],
+        label,
+      );
+      assert.deepEqual(
+        errorsOf(withWorkspace(agent, { persistentVolumeClaim: { claimName: 'src' } })),
+        ['/spec/workspace/volume/persistentVolumeClaim/readWriteMany'],
+        label,
+      );
+      const toolchains = agent.spec.toolchains ?? [];
+      const index = toolchains.findIndex((t) => t.placement === 'pod');
+      const { auth: _auth, insecureAllowUnauthenticated: _waiver, ...bare } = toolchains[index]!;
+      const tokenless = toolchains.map((t, i) => (i === index ? bare : t));
+      assert.deepEqual(
+        errorsOf({ ...agent, spec: { ...agent.spec, toolchains: tokenless } }),
+        [`/spec/toolchains/${index}/auth`],
+        label,
+      );
     }
   });
 
@@ -286,6 +355,99 @@ describe('invariants fail on tampered renderings', () => {
       ports.push({ ...ports[0], port: 9090 });
     });
     expectViolation('portNamesAreUnique', objects, /Service\/operator: duplicate port names codex,codex/);
+  });
+
+  describe('on a toolchain pod (the reviewer example)', () => {
+    const reviewer = exampleCases.find((c) => c.agent.metadata.name === 'reviewer')!;
+    const tamper = (edit: (objects: Record<string, Loose>[]) => void) => {
+      const objects = structuredClone(reviewer.objects) as unknown as Record<string, Loose>[];
+      edit(objects);
+      return objects as unknown as KubeObject[];
+    };
+    const get = (objects: Record<string, Loose>[], kind: string, name: string) =>
+      objects.find((o) => o['kind'] === kind && o['metadata'].name === name)!;
+    const violations = (check: string, objects: KubeObject[]) => INVARIANTS[check]!(objects, reviewer.agent);
+
+    it('the untampered example passes them all', () => {
+      for (const [name, check] of Object.entries(INVARIANTS))
+        assert.deepEqual(check(reviewer.objects, reviewer.agent), [], name);
+    });
+
+    it('toolchainsHoldNoCredentials: a token automounted, the agent ServiceAccount, a backend in the pod', () => {
+      const objects = tamper((o) => {
+        get(o, 'ServiceAccount', 'reviewer-toolchain-rust')['automountServiceAccountToken'] = true;
+        const pod = get(o, 'Deployment', 'reviewer-toolchain-go-python')['spec'].template.spec;
+        pod.serviceAccountName = 'reviewer';
+        pod.containers.push({ ...get(o, 'Deployment', 'reviewer')['spec'].template.spec.containers[0] });
+      });
+      const found = violations('toolchainsHoldNoCredentials', objects).join('\n');
+      assert.match(found, /reviewer-toolchain-rust: its ServiceAccount .* does not disable token automount/);
+      assert.match(
+        found,
+        /reviewer-toolchain-go-python: runs as ServiceAccount reviewer, not one of its own/,
+      );
+      assert.match(found, /reviewer-toolchain-go-python: runs claude, which is not its toolchain/);
+    });
+
+    it('toolchainPodsAreIsolated: ingress from anything, an extra port, a second policy, one type', () => {
+      const wide = tamper((o) => {
+        get(o, 'NetworkPolicy', 'reviewer-toolchain-rust')['spec'].ingress[0].from = [{ podSelector: {} }];
+        get(o, 'NetworkPolicy', 'reviewer-toolchain-go-python')['spec'].ingress[0].ports.push({
+          port: 9701,
+          protocol: 'TCP',
+        });
+      });
+      const found = violations('toolchainPodsAreIsolated', wide).join('\n');
+      assert.match(found, /reviewer-toolchain-rust: ingress is not exactly "from the agent pod"/);
+      assert.match(
+        found,
+        /reviewer-toolchain-go-python: ingress ports .*9701.*, expected only the MCP port 8701/,
+      );
+      const shared = tamper((o) => {
+        get(o, 'NetworkPolicy', 'reviewer')['spec'].podSelector = {
+          matchLabels: { 'app.kubernetes.io/instance': 'reviewer' },
+        };
+        get(o, 'NetworkPolicy', 'reviewer-toolchain-rust')['spec'].policyTypes = ['Ingress'];
+      });
+      assert.match(
+        violations('toolchainPodsAreIsolated', shared).join('\n'),
+        /reviewer-toolchain-rust: selected by NetworkPolicy\/reviewer, NetworkPolicy\/reviewer-toolchain-rust, expected its own alone/,
+      );
+    });
+
+    it('toolchainPodEndpointsServe: a loopback listener, no token, a foreign Host, a Service on the wrong port', () => {
+      const objects = tamper((o) => {
+        const config = get(o, 'ConfigMap', 'reviewer-toolchain-rust');
+        const json = JSON.parse(config['data']['config.json']);
+        json.listen.host = '127.0.0.1';
+        json.listen.allowedHosts = [];
+        delete json.auth;
+        config['data']['config.json'] = JSON.stringify(json);
+        get(o, 'Service', 'reviewer-toolchain-go-python')['spec'].ports[0].targetPort = 'health-9701';
+      });
+      const found = violations('toolchainPodEndpointsServe', objects).join('\n');
+      assert.match(found, /toolchain rust: MCP listens on loopback 127.0.0.1/);
+      assert.match(found, /toolchain rust: its server requires no bearer token/);
+      assert.match(found, /toolchain rust: its server refuses Host reviewer-toolchain-rust.agents.svc/);
+      assert.match(found, /toolchain go-python: .*Service port 8701 does not reach the MCP listener/);
+    });
+
+    it('sharedWorkspaceIsReadWriteMany: another claim, another path, another fsGroup, a ReadWriteOnce claim', () => {
+      const objects = tamper((o) => {
+        const rust = get(o, 'Deployment', 'reviewer-toolchain-rust')['spec'].template.spec;
+        rust.volumes[0].persistentVolumeClaim.claimName = 'elsewhere';
+        rust.securityContext.fsGroup = 1000;
+        get(o, 'Deployment', 'reviewer-toolchain-go-python')[
+          'spec'
+        ].template.spec.containers[0].volumeMounts[0].mountPath = '/src';
+        get(o, 'PersistentVolumeClaim', 'reviewer-workspace')['spec'].accessModes = ['ReadWriteOnce'];
+      });
+      const found = violations('sharedWorkspaceIsReadWriteMany', objects).join('\n');
+      assert.match(found, /pods mount different claims: reviewer-workspace, elsewhere/);
+      assert.match(found, /pods run with different fsGroups: 65532, 1000/);
+      assert.match(found, /reviewer-toolchain-go-python: toolchain-go-python mounts the workspace elsewhere/);
+      assert.match(found, /claim reviewer-workspace is not a generated ReadWriteMany claim/);
+    });
   });
 
   it('labelsAndNamespace: a missing recommended label and a foreign namespace', () => {

@@ -43,6 +43,11 @@ function isAgentPod(pod: PodTemplate): boolean {
   return labelsOf(pod.podMetadata)['app.kubernetes.io/component'] === 'agent';
 }
 
+/** Pods of toolchains with `placement: pod` (component `toolchain-<name>`). */
+function isToolchainPod(pod: PodTemplate): boolean {
+  return (labelsOf(pod.podMetadata)['app.kubernetes.io/component'] ?? '').startsWith('toolchain-');
+}
+
 /** The `name/key` of the token Secret of the toolchain whose container this is, if it has auth. */
 function ownTokenSecret(agent: ToolyardAgent, containerName: string): string | undefined {
   const toolchain = (agent.spec.toolchains ?? []).find((t) => `toolchain-${t.name}` === containerName);
@@ -138,16 +143,37 @@ function isTokenFileVolume(volume: Json, tokens: ReadonlySet<string>): boolean {
 
 /**
  * Toolchains hold no credential and no API token beyond their own server's bearer token, which they get only
- * as a read-only file; agent pods automount no service-account token.
+ * as a read-only file; agent pods automount no service-account token. A toolchain's own pod runs nothing but
+ * the toolchain, under a ServiceAccount of its own that mounts no token and has no token volume.
  */
 export const toolchainsHoldNoCredentials: Check = (objects, agent) => {
   const violations: string[] = [];
-  const agentPods = objects.flatMap(podSpecsOf).filter(isAgentPod);
+  const pods = objects.flatMap(podSpecsOf);
+  const agentPods = pods.filter(isAgentPod);
+  const toolchainPods = pods.filter(isToolchainPod);
   if (agentPods.length !== 1)
     violations.push(`expected exactly one agent pod template, found ${agentPods.length}`);
-  for (const pod of agentPods) {
+  const expectedToolchainPods = (agent.spec.toolchains ?? []).filter((t) => t.placement === 'pod').length;
+  if (toolchainPods.length !== expectedToolchainPods)
+    violations.push(
+      `expected ${expectedToolchainPods} toolchain pod template(s) (placement: pod), found ${toolchainPods.length}`,
+    );
+  for (const pod of toolchainPods) {
+    for (const { container } of containersOf(pod.podSpec))
+      if (!isToolchainContainer(container))
+        violations.push(`${pod.where}: runs ${String(container['name'])}, which is not its toolchain`);
+    const serviceAccount = String(pod.podSpec['serviceAccountName']);
+    const account = objects.find((o) => o.kind === 'ServiceAccount' && o.metadata.name === serviceAccount);
+    if (serviceAccount === agent.metadata.name || !account)
+      violations.push(`${pod.where}: runs as ServiceAccount ${serviceAccount}, not one of its own`);
+    else if (account['automountServiceAccountToken'] !== false)
+      violations.push(`${pod.where}: its ServiceAccount ${serviceAccount} does not disable token automount`);
+  }
+  for (const pod of [...agentPods, ...toolchainPods]) {
     if (pod.podSpec['automountServiceAccountToken'] !== false)
-      violations.push(`${pod.where}: automountServiceAccountToken must be false on the agent pod`);
+      violations.push(
+        `${pod.where}: automountServiceAccountToken must be false on the ${isAgentPod(pod) ? 'agent' : 'toolchain'} pod`,
+      );
     const volumes = new Map(asList(pod.podSpec['volumes']).map((v) => [String(v['name']), v]));
     const tokenVolumes = new Set(
       [...volumes.values()]
@@ -156,6 +182,8 @@ export const toolchainsHoldNoCredentials: Check = (objects, agent) => {
     );
     if ((agent.spec.rbac?.preset ?? 'none') === 'none' && tokenVolumes.size > 0)
       violations.push(`${pod.where}: a token volume exists although rbac.preset is none`);
+    if (isToolchainPod(pod) && tokenVolumes.size > 0)
+      violations.push(`${pod.where}: a toolchain pod has a service-account token volume`);
     for (const { container } of containersOf(pod.podSpec)) {
       const where = `${pod.where}: container ${String(container['name'])}`;
       if (!isToolchainContainer(container)) continue;
@@ -183,7 +211,7 @@ export const toolchainsHoldNoCredentials: Check = (objects, agent) => {
       }
     }
     // Backends get the token only when rbac.preset asks for it.
-    if ((agent.spec.rbac?.preset ?? 'none') !== 'none') {
+    if (isAgentPod(pod) && (agent.spec.rbac?.preset ?? 'none') !== 'none') {
       const backends = new Set(agent.spec.backends.map((b) => b.name));
       for (const { container } of containersOf(pod.podSpec)) {
         const mountsToken = asList(container['volumeMounts']).some(
@@ -626,6 +654,187 @@ export const labelsAndNamespace: Check = (objects, agent) => {
   return violations;
 };
 
+/** The pod template of a toolchain with `placement: pod`, found by its component label. */
+function toolchainPodOf(objects: readonly KubeObject[], toolchain: string): PodTemplate | undefined {
+  return objects
+    .flatMap(podSpecsOf)
+    .find((p) => labelsOf(p.podMetadata)['app.kubernetes.io/component'] === `toolchain-${toolchain}`);
+}
+
+const podToolchainsOf = (agent: ToolyardAgent) =>
+  (agent.spec.toolchains ?? []).filter((t) => t.placement === 'pod');
+
+/**
+ * A toolchain pod is selected by exactly one NetworkPolicy, its own, covering Ingress and Egress, whose only
+ * ingress rule admits the agent pod (and no other generated pod) on the MCP port, over TCP.
+ */
+export const toolchainPodsAreIsolated: Check = (objects, agent) => {
+  if (!(agent.spec.networkPolicy?.enabled ?? true)) return [];
+  const violations: string[] = [];
+  const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+  const pods = objects.flatMap(podSpecsOf);
+  for (const toolchain of podToolchainsOf(agent)) {
+    const pod = toolchainPodOf(objects, toolchain.name);
+    if (!pod) {
+      violations.push(`toolchain ${toolchain.name}: no pod of its own`);
+      continue;
+    }
+    const selecting = policies.filter((p) =>
+      selects(asObject(asObject(p['spec'])['podSelector']), labelsOf(pod.podMetadata)),
+    );
+    if (selecting.length !== 1 || `Deployment/${selecting[0]!.metadata.name}` !== pod.where) {
+      violations.push(
+        `${pod.where}: selected by ${selecting.map(nameOf).join(', ') || 'no NetworkPolicy'}, expected its own alone`,
+      );
+      continue;
+    }
+    const spec = asObject(selecting[0]!['spec']);
+    if (JSON.stringify(spec['policyTypes']) !== JSON.stringify(['Ingress', 'Egress']))
+      violations.push(`${pod.where}: policyTypes ${JSON.stringify(spec['policyTypes'])}, expected both`);
+    const ingress = asList(spec['ingress']);
+    const peers = asList(ingress[0]?.['from']);
+    const peer = asObject(peers[0]);
+    const admitted = pods.filter((p) => selects(asObject(peer['podSelector']), labelsOf(p.podMetadata)));
+    if (
+      ingress.length !== 1 ||
+      peers.length !== 1 ||
+      Object.keys(peer).join() !== 'podSelector' ||
+      admitted.length !== 1 ||
+      !isAgentPod(admitted[0]!)
+    )
+      violations.push(
+        `${pod.where}: ingress is not exactly "from the agent pod": ${JSON.stringify(ingress)}`,
+      );
+    else if (
+      JSON.stringify(ingress[0]!['ports']) !== JSON.stringify([{ port: toolchain.port, protocol: 'TCP' }])
+    )
+      violations.push(
+        `${pod.where}: ingress ports ${JSON.stringify(ingress[0]!['ports'])}, expected only the MCP port ${toolchain.port}`,
+      );
+  }
+  return violations;
+};
+
+/**
+ * Each toolchain pod's client URL, in every backend's config, names its Service on a port that reaches the
+ * server's MCP listener; that server listens beyond loopback, accepts the Service name as Host, and requires
+ * the token the client sends — or, only where the spec waives it, none.
+ */
+export const toolchainPodEndpointsServe: Check = (objects, agent) => {
+  const violations: string[] = [];
+  const clientConfigs = objects.filter(
+    (o) => o.kind === 'ConfigMap' && o.metadata.name === `${agent.metadata.name}-mcp-clients`,
+  );
+  const files = Object.entries(asObject(clientConfigs[0]?.['data'])).map(([key, content]) => ({
+    key,
+    servers: parseClientConfig(key, String(content)),
+  }));
+  for (const toolchain of podToolchainsOf(agent)) {
+    const where = `toolchain ${toolchain.name}`;
+    const pod = toolchainPodOf(objects, toolchain.name);
+    if (!pod) {
+      violations.push(`${where}: no pod of its own`);
+      continue;
+    }
+    const container = asList(pod.podSpec['containers']).find(
+      (c) => c['name'] === `toolchain-${toolchain.name}`,
+    );
+    const configMapName = asList(pod.podSpec['volumes']).find(
+      (v) => asObject(v['configMap'])['name'] !== undefined,
+    )?.['configMap'];
+    const configMap = objects.find(
+      (o) => o.kind === 'ConfigMap' && o.metadata.name === asObject(configMapName)['name'],
+    );
+    const config = asObject(JSON.parse(String(asObject(configMap?.['data'])['config.json'] ?? '{}')));
+    const listen = asObject(config['listen']);
+    const auth = asObject(config['auth']);
+    if (['127.0.0.1', 'localhost', '::1'].includes(String(listen['host'])))
+      violations.push(`${where}: MCP listens on loopback ${String(listen['host'])} in its own pod`);
+    const waived = toolchain.insecureAllowUnauthenticated === true;
+    if (!waived && typeof auth['bearerTokenFile'] !== 'string')
+      violations.push(`${where}: its server requires no bearer token, and the spec did not waive it`);
+    if (waived && (listen['allowUnauthenticated'] !== true || 'bearerTokenFile' in auth))
+      violations.push(`${where}: the spec waives the token but the server config does not say so`);
+    for (const file of files) {
+      const server = file.servers.find((s) => s.name === `toolchain-${toolchain.name}`);
+      if (!server) {
+        violations.push(`${where}: ${file.key} does not list it`);
+        continue;
+      }
+      const url = new URL(server.url);
+      const port = Number(url.port || 80);
+      const [service, namespace, svc, ...rest] = url.hostname.split('.');
+      const target = objects.find(
+        (o) => o.kind === 'Service' && o.metadata.name === service && o.metadata.namespace === namespace,
+      );
+      const servicePort = asList(asObject(target?.['spec'])['ports']).find((p) => Number(p['port']) === port);
+      const selector = asObject(asObject(target?.['spec'])['selector']);
+      const containerPort = asList(container?.['ports']).find(
+        (p) =>
+          p['name'] === servicePort?.['targetPort'] || p['containerPort'] === servicePort?.['targetPort'],
+      );
+      if (svc !== 'svc' || rest.length > 0 || !target || !servicePort)
+        violations.push(`${where}: ${file.key}: ${server.url} names no port of a generated Service`);
+      else if (!selects({ matchLabels: selector }, labelsOf(pod.podMetadata)))
+        violations.push(`${where}: ${file.key}: Service ${service} does not select the toolchain pod`);
+      else if (!containerPort || Number(containerPort['containerPort']) !== Number(listen['port']))
+        violations.push(`${where}: ${file.key}: Service port ${port} does not reach the MCP listener`);
+      if (!(asList(listen['allowedHosts']) as unknown[]).includes(url.hostname))
+        violations.push(`${where}: its server refuses Host ${url.hostname} (allowedHosts)`);
+      if (waived === server.tokenEnvs.length > 0)
+        violations.push(`${where}: ${file.key}: the client ${waived ? 'sends' : 'lacks'} a bearer token`);
+    }
+  }
+  return violations;
+};
+
+/**
+ * With toolchain pods, the agent pod and every toolchain pod mount one ReadWriteMany claim (generated with
+ * ReadWriteMany, or an existing claim the spec declares so) at the same path, under the same fsGroup; a claim
+ * template (one claim per StatefulSet replica) never serves them.
+ */
+export const sharedWorkspaceIsReadWriteMany: Check = (objects, agent) => {
+  const toolchains = podToolchainsOf(agent);
+  if (toolchains.length === 0) return [];
+  const violations: string[] = [];
+  const mountPath = agent.spec.workspace?.mountPath ?? '/workspace';
+  const volume = agent.spec.workspace?.volume;
+  const claim = volume && 'persistentVolumeClaim' in volume ? volume.persistentVolumeClaim : undefined;
+  if (objects.some((o) => o.kind === 'StatefulSet')) violations.push('a StatefulSet (claim per replica)');
+  const pods = objects.flatMap(podSpecsOf).filter((p) => isAgentPod(p) || isToolchainPod(p));
+  if (pods.length !== toolchains.length + 1) violations.push(`${pods.length} agent and toolchain pods`);
+  const claimNames = new Set<string>();
+  const fsGroups = new Set<unknown>();
+  for (const pod of pods) {
+    const workspace = asList(pod.podSpec['volumes']).find((v) => v['name'] === 'workspace');
+    const claimName = asObject(workspace?.['persistentVolumeClaim'])['claimName'];
+    if (typeof claimName !== 'string') violations.push(`${pod.where}: workspace is not a claim`);
+    else claimNames.add(claimName);
+    fsGroups.add(asObject(pod.podSpec['securityContext'])['fsGroup']);
+    for (const { list, container } of containersOf(pod.podSpec)) {
+      if (list !== 'containers') continue;
+      const mount = asList(container['volumeMounts']).find((m) => m['name'] === 'workspace');
+      if (mount?.['mountPath'] !== mountPath || mount['subPath'] !== undefined)
+        violations.push(`${pod.where}: ${String(container['name'])} mounts the workspace elsewhere`);
+    }
+  }
+  if (claimNames.size !== 1) violations.push(`pods mount different claims: ${[...claimNames].join(', ')}`);
+  if (fsGroups.size !== 1) violations.push(`pods run with different fsGroups: ${[...fsGroups].join(', ')}`);
+  const [claimName] = claimNames;
+  if (claim && 'claimName' in claim) {
+    if (claim.claimName !== claimName) violations.push(`pods mount ${claimName}, not ${claim.claimName}`);
+    if (claim.readWriteMany !== true) violations.push(`existing claim ${claim.claimName} not declared RWX`);
+  } else {
+    const generated = objects.find(
+      (o) => o.kind === 'PersistentVolumeClaim' && o.metadata.name === claimName,
+    );
+    const modes = asList(asObject(generated?.['spec'])['accessModes']) as unknown[];
+    if (!generated || !modes.includes('ReadWriteMany'))
+      violations.push(`claim ${String(claimName)} is not a generated ReadWriteMany claim`);
+  }
+  return violations;
+};
+
 export const INVARIANTS: Readonly<Record<string, Check>> = {
   clientConfigsKeepContract,
   kubernetesSchema,
@@ -633,8 +842,11 @@ export const INVARIANTS: Readonly<Record<string, Check>> = {
   noSecretData,
   toolchainsHoldNoCredentials,
   everyPodHasNetworkPolicy,
+  toolchainPodsAreIsolated,
   rolesAreLeastPrivilege,
   clientConfigUrlsResolve,
+  toolchainPodEndpointsServe,
+  sharedWorkspaceIsReadWriteMany,
   namesAreValid,
   portNamesAreUnique,
   labelsAndNamespace,

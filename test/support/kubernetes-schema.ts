@@ -11,6 +11,7 @@ import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPol
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { Pod } from 'kubernetes-models/v1/Pod';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
@@ -31,6 +32,7 @@ export const KUBE_MODELS: Readonly<Record<string, ModelFactory>> = {
   'v1/ConfigMap': factory(ConfigMap),
   'v1/Service': factory(Service),
   'v1/Pod': factory(Pod),
+  'v1/PersistentVolumeClaim': factory(PersistentVolumeClaim),
   'apps/v1/Deployment': factory(Deployment),
   'apps/v1/StatefulSet': factory(StatefulSet),
   'rbac.authorization.k8s.io/v1/Role': factory(Role),

@@ -1,7 +1,8 @@
 /**
  * A small seeded generator of valid, varied Agent specs for property-based tests: no dependencies, the same
  * seed always yields the same spec. Valid by construction (unique names and ports, no reserved paths or
- * env names, exec mode with commands, structured mode with presets); the invariant tests also assert that
+ * env names, exec mode with commands, structured mode with presets, toolchains with `placement: pod` on a
+ * ReadWriteMany workspace with a token or an explicit waiver); the invariant tests also assert that
  * `checkSpecText` accepts every generated spec, so a generator bug cannot hide a renderer bug.
  */
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
@@ -170,13 +171,26 @@ export function generateSpec(seed: number): ToolyardAgent {
     const mode = random.pick(['structured', 'exec'] as const);
     const presets = random.subset(PRESETS, mode === 'structured' ? 1 : 0);
     const allowedCommands = random.subset(COMMANDS, mode === 'exec' ? 1 : 0);
-    const mcpPort = port(8700, 8799);
-    const explicitHealth = random.bool(0.3);
+    // `<agent>-toolchain-<name>` names a toolchain pod's objects: it must fit in 63 characters.
+    const inPod = agentName.length + '-toolchain-'.length + name.length <= 63 && random.bool(0.35);
+    // A toolchain pod has a network namespace of its own: its port may be one the agent pod uses.
+    const reusesBackendPort = inPod && random.bool(0.2);
+    const mcpPort = reusesBackendPort ? backends[0]!.port : port(8700, 8799);
+    const explicitHealth = reusesBackendPort || random.bool(0.3);
     const healthPort = explicitHealth ? port(9900, 9999) : mcpPort + 1000;
     if (!explicitHealth) usedPorts.add(healthPort);
+    const tokenSecret = { bearerTokenSecret: { name: `${name}-token`, key: 'token' } };
+    const access = inPod
+      ? random.bool(0.8)
+        ? { auth: tokenSecret }
+        : { insecureAllowUnauthenticated: true }
+      : random.bool(0.4)
+        ? { auth: tokenSecret }
+        : {};
     const maxTimeout = random.int(60, 3600);
     return {
       name,
+      ...(inPod ? { placement: 'pod' as const } : random.bool(0.1) ? { placement: 'sidecar' as const } : {}),
       image: image(random, `docker.io/library/${random.pick(['rust', 'golang', 'node', 'python'])}`),
       port: mcpPort,
       ...(explicitHealth ? { healthPort } : {}),
@@ -203,10 +217,11 @@ export function generateSpec(seed: number): ToolyardAgent {
         ? { network: { egress: random.pick(['none', 'registries', 'open'] as const) } }
         : {}),
       ...(random.bool(0.3) ? { env: { CARGO_TERM_COLOR: 'never' } } : {}),
-      ...(random.bool(0.4) ? { auth: { bearerTokenSecret: { name: `${name}-token`, key: 'token' } } } : {}),
+      ...access,
       ...withResources(random),
     };
   });
+  const hasToolchainPods = toolchains.some((t) => 'placement' in t && t.placement === 'pod');
 
   const gateways = Array.from({ length: random.int(0, 3) }, () => {
     // `<agent>-<gateway>` must fit in 63 characters.
@@ -258,26 +273,35 @@ export function generateSpec(seed: number): ToolyardAgent {
     };
   });
 
-  const workspaceKind = random.pick([
-    'default',
-    'emptyDir',
-    'memory',
-    'existingClaim',
-    'claimTemplate',
-  ] as const);
+  // Toolchain pods mount the workspace from their own pods: only a ReadWriteMany claim serves them all.
+  const workspaceKind = hasToolchainPods
+    ? random.pick(['existingClaim', 'claimTemplate'] as const)
+    : random.pick(['default', 'emptyDir', 'memory', 'existingClaim', 'claimTemplate'] as const);
   const volume =
     workspaceKind === 'emptyDir'
       ? { emptyDir: { sizeLimit: `${random.int(1, 50)}Gi` } }
       : workspaceKind === 'memory'
         ? { emptyDir: { medium: 'Memory' as const, sizeLimit: '1Gi' } }
         : workspaceKind === 'existingClaim'
-          ? { persistentVolumeClaim: { claimName: `${agentName}-workspace` } }
+          ? {
+              persistentVolumeClaim: {
+                claimName: `${agentName}-src`,
+                ...(hasToolchainPods || random.bool(0.2) ? { readWriteMany: true } : {}),
+              },
+            }
           : workspaceKind === 'claimTemplate'
             ? {
                 persistentVolumeClaim: {
                   storage: `${random.int(1, 100)}Gi`,
-                  ...(random.bool() ? { storageClassName: 'standard-rwo' } : {}),
-                  ...(random.bool(0.3) ? { accessModes: ['ReadWriteOncePod' as const] } : {}),
+                  ...(hasToolchainPods
+                    ? {
+                        storageClassName: random.pick(['nfs-csi', 'cephfs', 'efs-sc']),
+                        accessModes: ['ReadWriteMany' as const],
+                      }
+                    : {
+                        ...(random.bool() ? { storageClassName: 'standard-rwo' } : {}),
+                        ...(random.bool(0.3) ? { accessModes: ['ReadWriteOncePod' as const] } : {}),
+                      }),
                 },
               }
             : undefined;
@@ -311,6 +335,9 @@ export function generateSpec(seed: number): ToolyardAgent {
         enabled: networkEnabled,
         ...(random.bool(0.3) ? { modelEgress: { cidrs: ['0.0.0.0/0', '::/0'], ports: [443] } } : {}),
         ...(random.bool(0.3) ? { apiServerEgress: { cidrs: ['10.96.0.1/32'], ports: [443] } } : {}),
+        ...(random.bool(0.3)
+          ? { registryEgress: { cidrs: ['10.40.0.0/16', '2001:db8:40::/48'], ports: [443, 8443] } }
+          : {}),
         ...(random.bool(0.3)
           ? {
               agentIngressFrom: [

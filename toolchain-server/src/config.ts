@@ -21,12 +21,36 @@ const commandName = z
 
 const port = z.number().int().min(0).max(65535);
 
+/** A host name or address a request may name in Host/Origin (no port, no scheme). */
+const hostName = z
+  .string()
+  .regex(
+    /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?)$/,
+    'must be a host name or address, without a port',
+  );
+
 export const listenSchema = z
   .object({
     host: z.string().min(1).default('127.0.0.1'),
     port: port,
+    /**
+     * Names clients may send in Host/Origin besides loopback and `host`: a toolchain in its own pod is called
+     * through its Service (`<service>.<namespace>.svc`), which DNS-rebinding protection must let through.
+     */
+    allowedHosts: z.array(hostName).default([]),
+    /**
+     * Serve a listener beyond loopback without `auth`. Off by default: anything that can reach such a listener
+     * could run this toolchain's tools, so a non-loopback `host` needs a bearer token unless this says otherwise.
+     */
+    allowUnauthenticated: z.boolean().default(false),
   })
   .strict();
+
+/** Whether a listen address is reachable only from inside its own network namespace. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
 
 /**
  * A second listener that serves only `/healthz` and `/readyz`. The MCP endpoint is bound to 127.0.0.1, which
@@ -122,7 +146,12 @@ export const toolchainServerConfigSchema = z
     env: envSchema.default({ passthrough: [...DEFAULT_PASSTHROUGH], set: {}, callerAllowed: [] }),
     auth: authSchema,
   })
-  .strict();
+  .strict()
+  .refine((c) => isLoopbackHost(c.listen.host) || c.auth !== undefined || c.listen.allowUnauthenticated, {
+    message:
+      'a listener beyond loopback needs a bearer token: set auth.bearerTokenFile, or listen.allowUnauthenticated: true to accept unauthenticated calls from whatever can reach it',
+    path: ['listen', 'host'],
+  });
 
 /** The config as written (defaults optional). */
 export type ToolchainServerConfigInput = z.input<typeof toolchainServerConfigSchema>;

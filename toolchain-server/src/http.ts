@@ -78,13 +78,16 @@ function hostnameOf(host: string): string {
   return (colon >= 0 ? host.slice(0, colon) : host).toLowerCase();
 }
 
-/** Hostnames a request may name in Host/Origin: loopback, plus the listen host when it is a specific address. */
-export function allowedHostnames(listenHost: string): Set<string> {
+/**
+ * Hostnames a request may name in Host/Origin: loopback, the listen host when it is a specific address, and the
+ * configured `allowedHosts` (a Service name, for a toolchain in its own pod).
+ */
+export function allowedHostnames(listenHost: string, allowedHosts: readonly string[] = []): Set<string> {
   const hosts = new Set(LOOPBACK_HOSTNAMES);
-  if (!WILDCARD_HOSTS.has(listenHost))
-    hosts.add(
-      listenHost.includes(':') && !listenHost.startsWith('[') ? `[${listenHost}]` : listenHost.toLowerCase(),
-    );
+  const bracketed = (host: string) =>
+    host.includes(':') && !host.startsWith('[') ? `[${host}]` : host.toLowerCase();
+  if (!WILDCARD_HOSTS.has(listenHost)) hosts.add(bracketed(listenHost));
+  for (const host of allowedHosts) hosts.add(bracketed(host));
   return hosts;
 }
 
@@ -118,7 +121,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   const toolchain = opts.toolchain ?? new Toolchain({ ...opts.toolchainOptions, config, env, log });
   const token = loadBearerToken(config);
   const tokenDigest = token === undefined ? undefined : createHash('sha256').update(token).digest();
-  const hostnames = allowedHostnames(config.listen.host);
+  const hostnames = allowedHostnames(config.listen.host, config.listen.allowedHosts);
   const sessions = new SessionRegistry(
     opts.maxSessions ?? config.limits.maxSessions,
     opts.sessionIdleMs ?? 60 * 60 * 1000,

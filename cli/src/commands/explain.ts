@@ -55,6 +55,7 @@ function formatRoute(route: ReturnType<typeof routeCommand>): string {
   const lines = [
     `"${command}" → toolchain "${first!.toolchain}" because ${first!.reasons.join('; ')}`,
     `  runs as: ${first!.runsAs}`,
+    `  runs in: ${first!.runsIn}`,
   ];
   for (const other of others) {
     lines.push(
