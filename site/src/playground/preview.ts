@@ -4,6 +4,7 @@
  * re-implements rendering.
  */
 import {
+  type AcknowledgedWarning,
   checkSpecText,
   type ExplainReport,
   explainAgent,
@@ -23,14 +24,21 @@ export interface SpecDiagnostic {
   readonly hint?: string;
 }
 
+export interface LocatedWarning extends RenderWarning {
+  readonly line: number;
+}
+
 export interface RenderedAgent {
   readonly name: string;
   readonly objects: readonly KubeObject[];
+  /** Each object's YAML, exactly as it appears in `yaml`. */
+  readonly objectYaml: readonly string[];
   readonly yaml: string;
-  readonly warnings: readonly RenderWarning[];
+  readonly warnings: readonly LocatedWarning[];
+  readonly acknowledged: readonly AcknowledgedWarning[];
   readonly report: ExplainReport;
   readonly mcpConfigs: readonly McpClientConfigFile[];
-  /** The renderer's own result, for the chart generator. */
+  /** The renderer's own result, for the chart generator and the diagram. */
   readonly rendered: RenderResult;
 }
 
@@ -54,11 +62,14 @@ export function previewSpec(text: string, file = 'spec.yaml'): PreviewResult {
   try {
     const agents = checked.specs.map((spec): RenderedAgent => {
       const result = renderAgent(spec.agent);
+      const yaml = toYamlDocuments(result.objects);
       return {
         name: spec.agent.metadata.name,
         objects: result.objects,
-        yaml: toYamlDocuments(result.objects),
-        warnings: result.warnings,
+        objectYaml: yaml.split(/^---\n/m),
+        yaml,
+        warnings: result.warnings.map((w) => ({ ...w, line: spec.lineOf(w.path) })),
+        acknowledged: result.acknowledgedWarnings,
         report: explainAgent(result.plan),
         mcpConfigs: mcpClientConfigFiles(result.plan),
         rendered: result,
