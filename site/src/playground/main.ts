@@ -236,8 +236,9 @@ class ToolyardPlayground extends HTMLElement {
       showProblems(editor, problems);
       this.renderProblems(result);
     }
-    // An edit that changes no rendered byte (a comment, spacing) leaves the output as it is.
-    const outputKey = `${result.ok}\u0000${store.lastGood?.yaml ?? ''}`;
+    // An edit that changes nothing the output shows (a comment, spacing) leaves it as it is.
+    const shown = store.lastGood?.agents.map((a) => [a.warnings, a.acknowledged]);
+    const outputKey = `${result.ok}\u0000${store.lastGood?.yaml ?? ''}\u0000${JSON.stringify(shown)}`;
     if (outputKey !== this.shownOutput) {
       this.shownOutput = outputKey;
       this.renderOutput();
