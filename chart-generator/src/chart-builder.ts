@@ -1,37 +1,25 @@
 /**
  * `ChartBuilder`: turns each rendered object into template text, helmify-style — names from the release,
- * the namespace from `.Release.Namespace`, chosen fields lifted into values — and collects the values tree.
+ * the namespace from `.Release.Namespace`, Secret names from `secretNames`, chosen fields lifted into values —
+ * and collects the values tree. Pod specs and containers are lifted in `pod-template.ts`.
  */
 import { CONFIG_HASH_ANNOTATION as CONFIG_HASH } from '../../constructs/src/agent-workload.ts';
 import { LABEL, MANAGED_BY, PART_OF } from '../../constructs/src/names.ts';
-import type {
-  AgentPlan,
-  PlannedBackend,
-  PlannedDeployedGateway,
-  PlannedToolchain,
-} from '../../constructs/src/plan.ts';
+import type { AgentPlan, PlannedDeployedGateway } from '../../constructs/src/plan.ts';
 import type { KubeObject, RenderResult } from '../../constructs/src/render.ts';
-import { parseImage } from './image-reference.ts';
-import { type ExprNode, emitMap, emitSeq, entry, expr, goString, templatedString } from './template-yaml.ts';
-import {
-  AFFINITY,
-  ENV_LIST,
-  group,
-  IMAGE_PULL_POLICY,
-  leaf,
-  PULL_SECRETS,
-  RESOURCES,
-  STRING_MAP,
-  TOLERATIONS,
-  TOPOLOGY_SPREAD,
-  type ValueNode,
-} from './values-model.ts';
+import { type ComponentValues, componentNodes, componentValues } from './component-values.ts';
+import { podSpec, volumeClaimTemplates } from './pod-template.ts';
+import { type ExprNode, emitMap, entry, expr, goString, templatedString } from './template-yaml.ts';
+import { group, leaf, type ValueNode } from './values-model.ts';
 import { dictLiteral, pad, sameMap, valuesKey, valuesRef, without } from './values-refs.ts';
+import { STRING_MAP } from './values-schemas.ts';
 
 type Path = readonly (string | number)[];
 type Json = Readonly<Record<string, unknown>>;
 
-const LABEL_NAMED_KINDS = new Set(['Service', 'StatefulSet']);
+/** Kinds whose names must be DNS labels (63), and StatefulSets, whose pods' labels need 11 more characters. */
+const NAME_MAX: Readonly<Record<string, number>> = { Service: 63, Pod: 63, StatefulSet: 52 };
+const DEFAULT_NAME_MAX = 253;
 
 const STD_LABELS = new Set<string>([
   LABEL.name,
@@ -42,17 +30,6 @@ const STD_LABELS = new Set<string>([
   LABEL.agent,
 ]);
 
-/** Values and descriptions of one component's pods (the agent, or one gateway). */
-interface ComponentValues {
-  readonly path: readonly string[];
-  readonly description: string;
-  readonly pod: ValueNode[];
-  readonly containers: ValueNode[];
-  readonly initContainers: ValueNode[];
-  readonly extra: ValueNode[];
-  serviceAccount?: ValueNode;
-}
-
 export class ChartBuilder {
   readonly plan: AgentPlan;
   readonly objects: readonly KubeObject[];
@@ -61,7 +38,10 @@ export class ChartBuilder {
   readonly namespace: string;
   readonly components = new Map<string, ComponentValues>();
   readonly objectNames = new Set<string>();
+  /** Shortest limit among the kinds that share each name (a Service and a Deployment share theirs). */
   readonly nameMax = new Map<string, number>();
+  /** ServiceAccount object name → its component. */
+  readonly serviceAccounts = new Map<string, string>();
   readonly hostPattern: RegExp | undefined;
 
   constructor(rendered: RenderResult) {
@@ -71,12 +51,12 @@ export class ChartBuilder {
     this.chart = rendered.plan.name;
     this.namespace = rendered.plan.namespace;
     for (const o of this.objects) {
-      this.objectNames.add(o.metadata.name);
-      // Names shared with a kind whose name must be a DNS label (a Service, a StatefulSet's pods) stay within
-      // 63 characters; the others (ConfigMaps, Roles, …) are DNS subdomains of up to 253, as in toolyard synth.
-      if (LABEL_NAMED_KINDS.has(o.kind) || !this.nameMax.has(o.metadata.name)) {
-        this.nameMax.set(o.metadata.name, LABEL_NAMED_KINDS.has(o.kind) ? 63 : 253);
-      }
+      const name = o.metadata.name;
+      this.objectNames.add(name);
+      const max = NAME_MAX[o.kind] ?? DEFAULT_NAME_MAX;
+      // StatefulSets keep their own, shorter limit; the names they share keep the DNS-label one.
+      if (o.kind !== 'StatefulSet') this.nameMax.set(name, Math.min(this.nameMax.get(name) ?? max, max));
+      if (o.kind === 'ServiceAccount') this.serviceAccounts.set(name, this.componentOf(o));
     }
     const services = this.objects.filter((o) => o.kind === 'Service').map((o) => o.metadata.name);
     services.sort((a, b) => b.length - a.length);
@@ -94,15 +74,35 @@ export class ChartBuilder {
     return `"${this.chart}.${name}"`;
   }
 
-  nameExpr(name: string): ExprNode | undefined {
-    if (name === this.agent) return expr(`include ${this.helper('fullname')} $`);
-    if (name.startsWith(`${this.agent}-`)) {
-      const max = this.nameMax.get(name) ?? 63;
-      return expr(
-        `include ${this.helper('componentName')} (list $ ${goString(name.slice(this.agent.length + 1))} ${max})`,
-      );
-    }
+  get workloadKind(): 'StatefulSet' | 'Deployment' {
+    return this.objects.some((o) => o.kind === 'StatefulSet') ? 'StatefulSet' : 'Deployment';
+  }
+
+  /** The release's name for an object the spec calls `name`: `<fullname>[-<suffix>]`, within `max`. */
+  objectNameExpr(suffix: string, max: number): ExprNode {
+    if (suffix === '' && max >= 63) return expr(`include ${this.helper('fullname')} $`);
+    return expr(`include ${this.helper('componentName')} (list $ ${goString(suffix)} ${max})`);
+  }
+
+  nameExpr(name: string, kind?: string): ExprNode | undefined {
+    const max = (kind ? NAME_MAX[kind] : undefined) ?? this.nameMax.get(name) ?? 63;
+    if (name === this.agent) return this.objectNameExpr('', kind === 'StatefulSet' ? max : 63);
+    if (name.startsWith(`${this.agent}-`)) return this.objectNameExpr(name.slice(this.agent.length + 1), max);
     return undefined;
+  }
+
+  /** The ServiceAccount name of a component's pods: created by the chart, or an existing one. */
+  serviceAccountExpr(name: string): ExprNode {
+    const component = this.serviceAccounts.get(name)!;
+    const path = [...this.componentValues(component).path, 'serviceAccount'];
+    const generated = this.nameExpr(name)!;
+    return expr(
+      `include ${this.helper('serviceAccountName')} (dict "serviceAccount" ${valuesRef(path)} "generated" (${generated.text}) "key" ${goString(path.join('.'))})`,
+    );
+  }
+
+  secretExpr(name: string): ExprNode {
+    return expr(`include ${this.helper('secretName')} (list $ ${goString(name)}) | quote`);
   }
 
   namespaceExpr(): ExprNode {
@@ -144,19 +144,15 @@ export class ChartBuilder {
     let values = this.components.get(component);
     if (values) return values;
     if (component === 'agent') {
-      const kind = this.objects.find((o) => o.kind === 'StatefulSet') ? 'StatefulSet' : 'Deployment';
-      values = {
-        path: ['agent'],
-        description: `The agent pod (${kind} ${this.agent}): backends ${this.plan.backends.map((b) => b.name).join(', ')}${
+      values = componentValues(
+        ['agent'],
+        `The agent pod (${this.workloadKind} ${this.agent}): backends ${this.plan.backends.map((b) => b.name).join(', ')}${
           this.plan.toolchains.length > 0
             ? `; toolchain sidecars ${this.plan.toolchains.map((t) => t.name).join(', ')}`
             : ''
         }.`,
-        pod: [],
-        containers: [],
-        initContainers: [],
-        extra: [],
-      };
+        false,
+      );
     } else {
       const gatewayName = component.replace(/^gateway-/, '');
       const gateway = this.plan.gateways.find((g) => g.name === gatewayName) as
@@ -165,14 +161,11 @@ export class ChartBuilder {
       const authority = gateway?.kubernetes
         ? `, Kubernetes authority ${gateway.kubernetes.preset} in ${gateway.kubernetes.namespaces.join(', ')}`
         : '';
-      values = {
-        path: ['gateways', valuesKey(gatewayName)],
-        description: `MCP gateway "${gatewayName}" (its own Deployment, Service and ServiceAccount${authority}).`,
-        pod: [],
-        containers: [],
-        initContainers: [],
-        extra: [],
-      };
+      values = componentValues(
+        ['gateways', valuesKey(gatewayName)],
+        `MCP gateway "${gatewayName}" (its own Deployment, Service and ServiceAccount${authority}).`,
+        true,
+      );
     }
     this.components.set(component, values);
     return values;
@@ -206,8 +199,16 @@ export class ChartBuilder {
     }
     let extraExpr = Object.keys(extra).length > 0 ? dictLiteral(extra) : undefined;
     if (opts.extraExpr) extraExpr = extraExpr ? `(merge ${extraExpr} ${opts.extraExpr})` : opts.extraExpr;
+    return this.labelsInclude(component, indent, {
+      ...(extraExpr ? { extraExpr } : {}),
+      ...(opts.stable ? { stable: true } : {}),
+    });
+  }
+
+  /** `labels:` of a component's object, through the chart's labels helper. */
+  labelsInclude(component: string, indent: number, opts: { stable?: boolean; extraExpr?: string } = {}) {
     const args = [`"context" $`, `"component" ${goString(component)}`];
-    if (extraExpr) args.push(`"extra" ${extraExpr}`);
+    if (opts.extraExpr) args.push(`"extra" ${opts.extraExpr}`);
     if (opts.stable) args.push('"stable" true');
     return [
       `${pad(indent)}labels:`,
@@ -256,8 +257,23 @@ export class ChartBuilder {
       } else if (role === 'object' && object.kind === 'ServiceAccount') {
         values.serviceAccount = group('serviceAccount', 'The ServiceAccount of these pods.', [
           leaf(
+            'create',
+            'Create the ServiceAccount. false uses an existing one, which serviceAccount.name must then name (e.g. one your cloud identity setup manages); the pods never fall back to the namespace\'s "default".',
+            { type: 'boolean' },
+            true,
+          ),
+          leaf(
+            'name',
+            'Name of the ServiceAccount (created or existing); empty: the generated name.',
+            {
+              type: 'string',
+              pattern: '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+            },
+            '',
+          ),
+          leaf(
             'annotations',
-            'Annotations of the ServiceAccount, e.g. for cloud workload identity (eks.amazonaws.com/role-arn, iam.gke.io/gcp-service-account, azure.workload.identity/client-id).',
+            'Annotations of the created ServiceAccount, e.g. for cloud workload identity (eks.amazonaws.com/role-arn, iam.gke.io/gcp-service-account, azure.workload.identity/client-id).',
             STRING_MAP,
             without(annotations, this.plan.annotations),
           ),
@@ -280,8 +296,10 @@ export class ChartBuilder {
               ...(labelsExpr ? { extraExpr: labelsExpr } : {}),
             }),
           );
-        } else if (k === 'name' && typeof value === 'string' && this.nameExpr(value)) {
-          lines.push(`${pad(indent + 2)}name: {{ ${this.nameExpr(value)!.text} }}`);
+        } else if (k === 'name' && role === 'object' && object.kind === 'ServiceAccount') {
+          lines.push(`${pad(indent + 2)}name: {{ ${this.serviceAccountExpr(String(value)).text} }}`);
+        } else if (k === 'name' && role === 'object' && typeof value === 'string' && this.nameExpr(value)) {
+          lines.push(`${pad(indent + 2)}name: {{ ${this.nameExpr(value, object.kind)!.text} }}`);
         } else if (k === 'namespace' && value === this.namespace) {
           lines.push(`${pad(indent + 2)}namespace: {{ ${this.namespaceExpr().text} }}`);
         } else {
@@ -292,171 +310,41 @@ export class ChartBuilder {
     });
   }
 
-  // ---------------------------------------------------------------- pods
-  podSpec(object: KubeObject, spec: Json, component: string, path: Path): Json {
-    const values = this.componentValues(component);
-    const out: Record<string, unknown> = {};
-    const podFields: [string, string, Readonly<Record<string, unknown>>, unknown][] = [
-      ['nodeSelector', 'Node labels the pods must match.', STRING_MAP, {}],
-      ['tolerations', 'Tolerations of the pods.', TOLERATIONS, []],
-      ['affinity', 'Affinity rules of the pods.', AFFINITY, {}],
-      ['topologySpreadConstraints', 'Topology spread constraints of the pods.', TOPOLOGY_SPREAD, []],
-      ['priorityClassName', 'PriorityClass of the pods.', { type: 'string' }, ''],
-    ];
-    const lifted = new Set(podFields.map(([k]) => k).concat('imagePullSecrets'));
-    for (const [key, value] of Object.entries(spec)) {
-      if (lifted.has(key)) continue;
-      if (key === 'containers' || key === 'initContainers') {
-        out[key] = (value as Json[]).map((c, i) =>
-          this.container(object, c, component, key, [...path, key, i]),
-        );
-      } else out[key] = this.transform(object, value, [...path, key], component);
-    }
-    for (const [key, description, schema, fallback] of podFields) {
-      const current = spec[key] ?? fallback;
-      values.pod.push(leaf(key, description, schema, current));
-      const ref = valuesRef([...values.path, key]);
-      out[`\u0000${key}`] = entry((indent) =>
-        key === 'priorityClassName'
-          ? [
-              `${pad(indent)}{{- with ${ref} }}`,
-              `${pad(indent)}priorityClassName: {{ . | quote }}`,
-              `${pad(indent)}{{- end }}`,
-            ]
-          : [
-              `${pad(indent)}{{- with ${ref} }}`,
-              `${pad(indent)}${key}:`,
-              `${pad(indent + 2)}{{- toYaml . | nindent ${indent + 2} }}`,
-              `${pad(indent)}{{- end }}`,
-            ],
-      );
-    }
-    out['\u0000imagePullSecrets'] = entry((indent) => [
-      `${pad(indent)}{{- with $.Values.imagePullSecrets }}`,
-      `${pad(indent)}imagePullSecrets:`,
-      `${pad(indent + 2)}{{- toYaml . | nindent ${indent + 2} }}`,
-      `${pad(indent)}{{- end }}`,
-    ]);
-    return out;
-  }
-
-  containerDescription(component: string, name: string, init: boolean): string {
-    if (component !== 'agent') return `Container "${name}" of the gateway.`;
-    if (init) return `Init container "${name}" (copies the toolchain server into the pod).`;
-    const backend: PlannedBackend | undefined = this.plan.backends.find((b) => b.name === name);
-    if (backend) return `Backend "${name}" (${backend.type}), port ${backend.port}.`;
-    const toolchain: PlannedToolchain | undefined = this.plan.toolchains.find(
-      (t) => t.containerName === name,
-    );
-    if (toolchain) {
-      return `Toolchain "${toolchain.name}" sidecar (toolchain server on 127.0.0.1:${toolchain.port}, tools ${toolchain.mode}${
-        toolchain.presets.length > 0 ? ` ${toolchain.presets.join(', ')}` : ''
-      }).`;
-    }
-    return `Container "${name}".`;
-  }
-
-  container(object: KubeObject, container: Json, component: string, listKey: string, path: Path): Json {
-    const values = this.componentValues(component);
-    const name = String(container['name']);
-    const init = listKey === 'initContainers';
-    const gateway = component !== 'agent';
-    const key = valuesKey(name);
-    const valuesPath = gateway ? values.path : [...values.path, init ? 'initContainers' : 'containers', key];
-    const list = gateway ? values.extra : init ? values.initContainers : values.containers;
-    if (!gateway && list.some((n) => n.key === key))
-      throw new Error(`two containers map to values key ${key}`);
-    if (gateway && list.some((n) => n.key === 'image'))
-      throw new Error(`gateway ${component} has two containers`);
-    const image = parseImage(String(container['image']));
-    const leaves: ValueNode[] = [
-      group('image', 'Container image.', [
-        leaf(
-          'registry',
-          'Registry host (replaced by global.imageRegistry when that is set).',
-          { type: 'string' },
-          image.registry,
-        ),
-        leaf(
-          'repository',
-          'Repository within the registry.',
-          { type: 'string', minLength: 1 },
-          image.repository,
-        ),
-        leaf('tag', 'Tag (ignored when digest is set).', { type: 'string' }, image.tag),
-        leaf(
-          'digest',
-          'Digest, e.g. sha256:…; wins over tag.',
-          { type: 'string', pattern: '^$|^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$' },
-          image.digest,
-        ),
-        leaf(
-          'pullPolicy',
-          'Image pull policy.',
-          IMAGE_PULL_POLICY,
-          container['imagePullPolicy'] ?? 'IfNotPresent',
-        ),
-      ]),
-      leaf('resources', 'Resource requests and limits.', RESOURCES, container['resources'] ?? {}),
-      leaf('extraEnv', 'Extra environment variables, appended to the generated ones.', ENV_LIST, []),
-    ];
-    if (gateway) list.push(...leaves);
-    else list.push(group(key, this.containerDescription(component, name, init), leaves));
-    const ref = (k: string): string => valuesRef([...valuesPath, k]);
-    const out: Record<string, unknown> = {};
-    for (const [k, value] of Object.entries(container)) {
-      if (k === 'image') {
-        out[k] = expr(
-          `include ${this.helper('image')} (dict "image" ${ref('image')} "global" $.Values.global) | quote`,
-        );
-      } else if (k === 'imagePullPolicy') out[k] = expr(`${ref('image')}.pullPolicy | quote`);
-      else if (k === 'resources') {
-        out[k] = entry((indent) => [
-          `${pad(indent)}resources:`,
-          `${pad(indent + 2)}{{- toYaml ${ref('resources')} | nindent ${indent + 2} }}`,
-        ]);
-      } else if (k === 'env') {
-        const items = this.transform(object, value, [...path, k], component) as unknown[];
-        out[k] = entry((indent) => [
-          `${pad(indent)}env:`,
-          ...emitSeq(items, indent + 2),
-          `${pad(indent + 2)}{{- with ${ref('extraEnv')} }}`,
-          `${pad(indent + 2)}{{- toYaml . | nindent ${indent + 2} }}`,
-          `${pad(indent + 2)}{{- end }}`,
-        ]);
-      } else out[k] = this.transform(object, value, [...path, k], component);
-    }
-    if (!('env' in container)) {
-      out['\u0000env'] = entry((indent) => [
-        `${pad(indent)}{{- with ${ref('extraEnv')} }}`,
-        `${pad(indent)}env:`,
-        `${pad(indent + 2)}{{- toYaml . | nindent ${indent + 2} }}`,
-        `${pad(indent)}{{- end }}`,
-      ]);
-    }
-    if (!('resources' in container)) throw new Error(`container ${name} has no resources`);
-    return out;
-  }
-
   // ---------------------------------------------------------------- generic walk
-  transform(object: KubeObject, value: unknown, path: Path, component: string): unknown {
+  /** A string field that names an object of the chart, a Secret, a namespace, or holds a service host. */
+  transformString(object: KubeObject, value: string, path: Path): unknown {
     const key = path.at(-1);
     const parent = path.at(-2);
+    if (
+      (key === 'name' && (parent === 'secretKeyRef' || parent === 'secretRef')) ||
+      (key === 'secretName' && parent === 'secret') ||
+      (key === 'name' && parent === 'secret' && path.at(-4) === 'sources')
+    ) {
+      return this.secretExpr(value);
+    }
+    if (key === 'serviceAccountName' && this.serviceAccounts.has(value))
+      return this.serviceAccountExpr(value);
+    if (key === 'name' && path.at(-3) === 'subjects' && this.serviceAccounts.has(value)) {
+      const subject = (object['subjects'] as Json[])[path.at(-2) as number]!;
+      if (subject['kind'] === 'ServiceAccount') return this.serviceAccountExpr(value);
+    }
+    const nameLike =
+      (key === 'name' && (parent === 'configMap' || parent === 'roleRef' || path.at(-3) === 'subjects')) ||
+      key === 'serviceName' ||
+      (key === 'claimName' && parent === 'persistentVolumeClaim');
+    if (nameLike && this.objectNames.has(value)) return this.nameExpr(value) ?? value;
+    if ((key === 'namespace' || key === 'kubernetes.io/metadata.name') && value === this.namespace) {
+      return this.namespaceExpr();
+    }
+    return this.rewriteHosts(value);
+  }
+
+  transform(object: KubeObject, value: unknown, path: Path, component: string): unknown {
+    const key = path.at(-1);
     const isWorkload = object.kind === 'Deployment' || object.kind === 'StatefulSet';
     const at = (...p: (string | number)[]): boolean =>
       p.length === path.length && p.every((k, i) => k === path[i]);
-    if (typeof value === 'string') {
-      const nameLike =
-        (key === 'name' && (parent === 'configMap' || parent === 'roleRef' || path.at(-3) === 'subjects')) ||
-        key === 'serviceAccountName' ||
-        key === 'serviceName' ||
-        (key === 'claimName' && parent === 'persistentVolumeClaim');
-      if (nameLike && this.objectNames.has(value)) return this.nameExpr(value) ?? value;
-      if ((key === 'namespace' || key === 'kubernetes.io/metadata.name') && value === this.namespace) {
-        return this.namespaceExpr();
-      }
-      return this.rewriteHosts(value);
-    }
+    if (typeof value === 'string') return this.transformString(object, value, path);
     if (Array.isArray(value)) return value.map((v, i) => this.transform(object, v, [...path, i], component));
     if (typeof value !== 'object' || value === null) return value;
     const map = value as Json;
@@ -466,27 +354,8 @@ export class ChartBuilder {
     if (isWorkload && path.length === 4 && at('spec', 'volumeClaimTemplates', path[2]!, 'metadata')) {
       return this.metadataEntry(object, map, component, 'claim', path);
     }
-    if (isWorkload && at('spec', 'template', 'spec')) return this.podSpec(object, map, component, path);
-    if (
-      isWorkload &&
-      object.kind === 'Deployment' &&
-      component !== 'agent' &&
-      at('spec') &&
-      typeof map['replicas'] === 'number'
-    ) {
-      const values = this.componentValues(component);
-      values.extra.unshift(
-        leaf('replicas', 'Number of gateway replicas.', { type: 'integer', minimum: 0 }, map['replicas']),
-      );
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(map)) {
-        out[k] =
-          k === 'replicas'
-            ? expr(valuesRef([...values.path, 'replicas']))
-            : this.transform(object, v, [...path, k], component);
-      }
-      return out;
-    }
+    if (isWorkload && at('spec', 'template', 'spec')) return podSpec(this, object, map, component, path);
+    if (isWorkload && at('spec')) return this.workloadSpec(object, map, component, path);
     const selectorPosition = key === 'matchLabels' || (object.kind === 'Service' && at('spec', 'selector'));
     if (selectorPosition) {
       for (const c of new Set(this.objects.map((o) => this.componentOf(o)))) {
@@ -503,84 +372,89 @@ export class ChartBuilder {
     return out;
   }
 
-  objectTemplate(object: KubeObject): string {
-    const tree = this.transform(object, object, [], this.componentOf(object)) as Json;
-    return emitMap(tree, 0).join('\n');
+  /** A Deployment's or StatefulSet's spec: replicas of Deployments and the workspace claim are values. */
+  workloadSpec(object: KubeObject, map: Json, component: string, path: Path): Json {
+    const values = this.componentValues(component);
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(map)) {
+      if (k === 'replicas' && object.kind === 'Deployment' && typeof v === 'number') {
+        values.workload.push(
+          leaf(
+            'replicas',
+            component === 'agent'
+              ? 'Number of agent pods (each with its own emptyDir workspace; a shared claim must be ReadWriteMany).'
+              : 'Number of gateway replicas.',
+            { type: 'integer', minimum: 0 },
+            v,
+          ),
+        );
+        out[k] = expr(valuesRef([...values.path, 'replicas']));
+      } else if (k === 'volumeClaimTemplates') {
+        out[k] = volumeClaimTemplates(this, object, v as Json[], component, [...path, k]);
+      } else if (
+        k === 'strategy' &&
+        component === 'agent' &&
+        this.plan.workspace.volume.kind === 'emptyDir' &&
+        (v as Json)['type'] === 'RollingUpdate'
+      ) {
+        // A claim mounted instead of the emptyDir (persistence.existingClaim) cannot be mounted by two pods.
+        out[k] = {
+          ...(v as Json),
+          type: expr(
+            `ternary "Recreate" "RollingUpdate" (not (empty ${valuesRef([...values.path, 'persistence', 'existingClaim'])}))`,
+          ),
+        };
+      } else out[k] = this.transform(object, v, [...path, k], component);
+    }
+    return out;
   }
 
-  valueNodes(hasNetworkPolicies: boolean): ValueNode[] {
-    const componentGroup = (values: ComponentValues): ValueNode[] => {
-      const nodes: ValueNode[] = [...values.extra];
-      if (values.serviceAccount) nodes.push(values.serviceAccount);
-      nodes.push(...values.pod);
-      if (values.containers.length > 0)
-        nodes.push(group('containers', 'Containers of the pod, by name.', values.containers));
-      if (values.initContainers.length > 0) {
-        nodes.push(group('initContainers', 'Init containers of the pod, by name.', values.initContainers));
-      }
-      return nodes;
-    };
+  /** A condition under which an object is rendered, if any. */
+  objectCondition(object: KubeObject): string | undefined {
+    const conditions: string[] = [];
+    if (object.kind === 'ServiceAccount') {
+      const component = this.serviceAccounts.get(object.metadata.name)!;
+      conditions.push(`${valuesRef([...this.componentValues(component).path, 'serviceAccount', 'create'])}`);
+    }
+    const namespace = object.metadata.namespace;
+    // An object the spec puts into another namespace (a gateway's Role there) that also exists in the spec's
+    // own namespace would be a duplicate when the release is installed into that other namespace: the
+    // release namespace's copy stands for it then.
+    const hasReleaseCopy = this.objects.some(
+      (o) =>
+        o.kind === object.kind &&
+        o.metadata.name === object.metadata.name &&
+        o.metadata.namespace === this.namespace,
+    );
+    if (namespace !== undefined && namespace !== this.namespace && hasReleaseCopy) {
+      conditions.push(`ne ${goString(namespace)} $.Release.Namespace`);
+    }
+    if (conditions.length === 0) return undefined;
+    return conditions.length === 1 ? conditions[0] : `and (${conditions.join(') (')})`;
+  }
+
+  objectTemplate(object: KubeObject): string {
+    const tree = this.transform(object, object, [], this.componentOf(object)) as Json;
+    const body = emitMap(tree, 0).join('\n');
+    const condition = this.objectCondition(object);
+    return condition ? `{{- if ${condition} }}\n${body}\n{{- end }}` : body;
+  }
+
+  componentGroups(): { agent: ValueNode | undefined; gateways: ValueNode | undefined } {
     const agent = this.components.get('agent');
     const gateways = [...this.components.entries()].filter(([c]) => c !== 'agent');
-    const nodes: ValueNode[] = [
-      group('global', 'Values shared with every chart of a release.', [
-        leaf(
-          'imageRegistry',
-          "Registry that replaces the registry of every image (e.g. a mirror); empty keeps each image's own.",
-          { type: 'string' },
-          '',
-        ),
-      ]),
-      leaf(
-        'nameOverride',
-        'Replaces the chart name in names and the app.kubernetes.io/name label.',
-        { type: 'string' },
-        '',
-      ),
-      leaf(
-        'fullnameOverride',
-        'Replaces the full name (release name + chart name) that every object name starts with.',
-        { type: 'string' },
-        '',
-      ),
-      leaf('commonLabels', "Labels added to every object and pod (the spec's metadata.labels).", STRING_MAP, {
-        ...this.plan.labels,
-      }),
-      leaf(
-        'commonAnnotations',
-        "Annotations added to every object and pod (the spec's metadata.annotations).",
-        STRING_MAP,
-        { ...this.plan.annotations },
-      ),
-      leaf(
-        'imagePullSecrets',
-        'Secrets for pulling images, added to every pod: [{name: …}].',
-        PULL_SECRETS,
-        [],
-      ),
-    ];
-    if (hasNetworkPolicies) {
-      nodes.push(
-        group('networkPolicy', 'NetworkPolicies (deny by default, then exactly what each pod needs).', [
-          leaf(
-            'enabled',
-            'Render the NetworkPolicies. false removes every NetworkPolicy: pods then have unrestricted network access.',
-            { type: 'boolean' },
-            true,
-          ),
-        ]),
-      );
-    }
-    if (agent) nodes.push(group('agent', agent.description, componentGroup(agent)));
-    if (gateways.length > 0) {
-      nodes.push(
-        group(
-          'gateways',
-          'Deployed MCP gateways, by name.',
-          gateways.map(([, values]) => group(values.path[1]!, values.description, componentGroup(values))),
-        ),
-      );
-    }
-    return nodes;
+    return {
+      agent: agent ? group('agent', agent.description, componentNodes(agent)) : undefined,
+      gateways:
+        gateways.length > 0
+          ? group(
+              'gateways',
+              'Deployed MCP gateways, by name.',
+              gateways.map(([, values]) =>
+                group(values.path[1]!, values.description, componentNodes(values)),
+              ),
+            )
+          : undefined,
+    };
   }
 }

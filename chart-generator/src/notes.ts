@@ -3,39 +3,61 @@ import { allPodEgress, describeDestination, describePorts } from '../../construc
 import type { AgentPlan } from '../../constructs/src/plan.ts';
 import { deployedGateways } from '../../constructs/src/plan.ts';
 import type { ChartBuilder } from './chart-builder.ts';
-import { escapeLiteral } from './template-yaml.ts';
+import { createSecretArgs, describeUse, type SecretSummary } from './secret-refs.ts';
+import { escapeLiteral, goString } from './template-yaml.ts';
 
-export function chartNotes(builder: ChartBuilder, plan: AgentPlan): string {
+/** NOTES.txt runs with the root context as `.`; generated expressions use `$`, which is the same there. */
+function inNotes(text: string): string {
+  return `{{ ${text} }}`;
+}
+
+export function chartNotes(
+  builder: ChartBuilder,
+  plan: AgentPlan,
+  secrets: readonly SecretSummary[],
+  hasTest: boolean,
+): string {
   const h = (name: string): string => builder.helper(name);
-  const nameOf = (objectName: string): string => {
-    const e = builder.nameExpr(objectName);
-    return e ? `{{ ${e.text.replaceAll('$', '.')} }}` : escapeLiteral(objectName);
+  const nameOf = (objectName: string, kind?: string): string => {
+    const e = builder.nameExpr(objectName, kind);
+    return e ? inNotes(e.text) : escapeLiteral(objectName);
   };
   const lit = escapeLiteral;
-  const workload = builder.objects.find((o) => o.kind === 'StatefulSet') ? 'StatefulSet' : 'Deployment';
+  const workload = builder.workloadKind;
   const lines: string[] = [
     `{{- $fullname := include ${h('fullname')} . -}}`,
     `toolyard agent "${lit(plan.name)}" is installed as {{ $fullname }} in namespace {{ .Release.Namespace }}`,
     `(release {{ .Release.Name }}, chart {{ include ${h('chart')} . }}).`,
     '',
     'Installed:',
-    `  - ${workload}/{{ $fullname }}: the agent pod, no Kubernetes API token mounted`,
+    `  - ${workload}/${nameOf(plan.name, workload)}: the agent pod, no Kubernetes API token mounted`,
     ...plan.backends.map((b) => `      backend ${lit(b.name)} (${b.type}) on port ${b.port}`),
     ...plan.toolchains.map(
       (t) =>
         `      toolchain ${lit(t.name)}: sidecar on 127.0.0.1:${t.port}, tools ${t.mode}, egress ${t.egress}`,
     ),
-    `  - Service/{{ $fullname }} and ServiceAccount/{{ $fullname }}`,
+    `  - Service/{{ $fullname }}, ServiceAccount ${inNotes(builder.serviceAccountExpr(plan.names.serviceAccount).text)}{{ if not .Values.agent.serviceAccount.create }} (existing){{ end }}`,
     `  - ConfigMaps with the backends' MCP client configs and the toolchain servers' configs`,
   ];
   for (const gateway of deployedGateways(plan)) {
     const key = builder.componentValues(`gateway-${gateway.name}`).path;
     const replicas = `replicas: {{ .Values.${key.join('.')}.replicas }}`;
+    // Roles for another namespace are left out when the release is installed into it (see objectCondition).
+    const namespaces = gateway.kubernetes?.namespaces ?? [];
+    const inRelease = namespaces.includes(plan.namespace);
+    const others = namespaces
+      .filter((n) => n !== plan.namespace)
+      .map((n, i) => {
+        const comma = i > 0 || inRelease ? ', ' : '';
+        return inRelease
+          ? `{{ if ne ${goString(n)} .Release.Namespace }}${comma}${lit(n)}{{ end }}`
+          : `${comma}${lit(n)}`;
+      });
     const authority = gateway.kubernetes
-      ? `, Role ${gateway.kubernetes.preset} in ${gateway.kubernetes.namespaces.map((n) => (n === plan.namespace ? '{{ .Release.Namespace }}' : lit(n))).join(', ')}`
+      ? `, Role ${gateway.kubernetes.preset} in ${inRelease ? '{{ .Release.Namespace }}' : ''}${others.join('')}`
       : '';
     lines.push(
-      `  - MCP gateway ${lit(gateway.name)}: Deployment/Service/ServiceAccount ${nameOf(gateway.objectName)} (${replicas}${authority})`,
+      `  - MCP gateway ${lit(gateway.name)}: Deployment/Service ${nameOf(gateway.objectName)}, ServiceAccount ${inNotes(builder.serviceAccountExpr(gateway.objectName).text)} (${replicas}${authority})`,
     );
   }
   for (const gateway of plan.gateways.filter((g) => g.kind === 'external')) {
@@ -49,12 +71,35 @@ export function chartNotes(builder: ChartBuilder, plan: AgentPlan): string {
       '{{- end }}',
     );
   }
+  if (secrets.length > 0) {
+    lines.push('', 'Secrets the pods read (the chart creates none; pods wait until they exist):');
+    for (const secret of secrets) {
+      const name = `{{ index .Values.secretNames ${goString(secret.name)} }}`;
+      lines.push(`  - ${name}${secret.keys.length > 0 ? `: keys ${lit(secret.keys.join(', '))}` : ''}`);
+      for (const use of secret.uses) lines.push(`      ${lit(describeUse(use))}`);
+    }
+    lines.push('  Create them, e.g.:');
+    for (const secret of secrets) {
+      lines.push(
+        `  kubectl --namespace {{ .Release.Namespace }} create secret generic {{ index .Values.secretNames ${goString(secret.name)} }} ${lit(createSecretArgs(secret))}`,
+      );
+    }
+  }
   const first = plan.backends[0]!;
   lines.push(
     '',
     'Reach the agent:',
     `  kubectl --namespace {{ .Release.Namespace }} port-forward service/{{ $fullname }} ${first.port}:${first.port}`,
     `  then http://127.0.0.1:${first.port} is backend "${lit(first.name)}".`,
+    ...(hasTest
+      ? [
+          '{{- if .Values.tests.enabled }}',
+          '',
+          'Check the installation (toolchain readiness, gateway Services):',
+          '  helm test {{ .Release.Name }} --namespace {{ .Release.Namespace }}',
+          '{{- end }}',
+        ]
+      : []),
     '',
     'Effective egress (NetworkPolicy selects pods, not containers: a pod may reach the union of what its',
     "containers need; toolchains share their pod's egress):",

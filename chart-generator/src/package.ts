@@ -1,18 +1,15 @@
 /**
  * Chart packages and Helm repository indexes.
  *
- * `tarChart` (a deterministic ustar writer: sorted entries, fixed mtime, uid/gid 0, mode 0644) and
- * `indexYaml` are pure and run anywhere. `packageChart` is Node-only: it uses node:zlib for gzip and
- * node:crypto for the sha256 digest (in a browser: CompressionStream('gzip') and crypto.subtle.digest, whose
+ * `tarChart` (a deterministic ustar writer: sorted entries, fixed mtime, uid/gid 0, mode 0644) and the
+ * indexes (index-yaml.ts) are pure and run anywhere. `packageChart` is Node-only: it uses node:zlib for gzip
+ * and node:crypto for the sha256 digest (in a browser: CompressionStream('gzip') and crypto.subtle.digest, whose
  * gzip bytes may differ from zlib's, so digests are only comparable within one implementation).
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { stringify } from 'yaml';
+import { DEFAULT_EPOCH } from './epoch.ts';
 import type { GeneratedChart } from './generate.ts';
-
-/** Default time of archive entries and of `created` in index.yaml: 2024-01-01T00:00:00Z. */
-export const DEFAULT_EPOCH = 1_704_067_200;
 
 function octal(value: number, width: number): string {
   return `${value.toString(8).padStart(width - 1, '0')}\0`;
@@ -92,35 +89,5 @@ export function packageChart(chart: GeneratedChart, mtime = DEFAULT_EPOCH): Pack
   return { fileName: `${chart.name}-${chart.version}.tgz`, archive, digest };
 }
 
-export interface IndexEntry {
-  readonly chartYaml: Readonly<Record<string, unknown>>;
-  readonly fileName: string;
-  readonly digest: string;
-}
-
-/** A Helm repository `index.yaml` (apiVersion v1) for packaged charts; `created` and `generated` from `epoch`. */
-export function indexYaml(entries: readonly IndexEntry[], epoch = DEFAULT_EPOCH, baseUrl = ''): string {
-  const created = new Date(epoch * 1000).toISOString().replace('.000Z', 'Z');
-  const byName: Record<string, unknown[]> = {};
-  const sorted = [...entries].sort((a, b) =>
-    String(a.chartYaml['name']).localeCompare(String(b.chartYaml['name'])),
-  );
-  for (const entry of sorted) {
-    const name = String(entry.chartYaml['name']);
-    const url = baseUrl === '' ? entry.fileName : `${baseUrl.replace(/\/$/, '')}/${entry.fileName}`;
-    const list = byName[name] ?? [];
-    list.push({ ...entry.chartYaml, created, digest: entry.digest, urls: [url] });
-    byName[name] = list;
-  }
-  return stringify(
-    { apiVersion: 'v1', entries: byName, generated: created },
-    { version: '1.1', lineWidth: 0 },
-  );
-}
-
-/** `SOURCE_DATE_EPOCH`-style value → seconds, or the default. */
-export function parseEpoch(value: string | undefined): number {
-  if (value === undefined || value === '') return DEFAULT_EPOCH;
-  if (!/^\d+$/.test(value)) throw new Error(`not a Unix time in seconds: ${value}`);
-  return Number(value);
-}
+export { DEFAULT_EPOCH, parseEpoch } from './epoch.ts';
+export { compareSemver, type IndexEntry, indexYaml, mergeIndexYaml } from './index-yaml.ts';

@@ -160,6 +160,11 @@ export function emitEntry(key: string, value: unknown, indent: number): string[]
 export function emitSeq(items: readonly unknown[], indent: number): string[] {
   const lines: string[] = [];
   for (const item of items) {
+    if (typeof item === 'string' && item.includes('\n') && !hasControlChars(item, true)) {
+      const block = blockLiteral({ [MARK]: 'string', parts: [item] }, indent + 2);
+      lines.push(`${pad(indent)}- ${block.header}`, ...block.lines);
+      continue;
+    }
     const text = inline(item);
     if (text !== undefined) {
       lines.push(`${pad(indent)}- ${text}`);

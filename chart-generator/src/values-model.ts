@@ -17,6 +17,8 @@ export interface ValueGroup {
   readonly key: string;
   readonly description: string;
   readonly children: readonly ValueNode[];
+  /** Accept keys beyond the children (e.g. `global`, which parent charts share); closed by default. */
+  readonly open?: boolean;
 }
 
 export type ValueNode = ValueLeaf | ValueGroup;
@@ -29,8 +31,13 @@ export function leaf(key: string, description: string, schema: JsonSchema, value
   return { key, description, schema, default: value };
 }
 
-export function group(key: string, description: string, children: readonly ValueNode[]): ValueGroup {
-  return { key, description, children };
+export function group(
+  key: string,
+  description: string,
+  children: readonly ValueNode[],
+  options: { readonly open?: boolean } = {},
+): ValueGroup {
+  return { key, description, children, ...(options.open ? { open: true } : {}) };
 }
 
 /** Plain default values of a tree. */
@@ -83,14 +90,14 @@ export function valuesSchema(nodes: readonly ValueNode[], title: string, descrip
   };
 }
 
-function objectSchema(nodes: readonly ValueNode[]): JsonSchema {
+function objectSchema(nodes: readonly ValueNode[], open = false): JsonSchema {
   const properties: Record<string, unknown> = {};
   for (const node of nodes) {
     properties[node.key] = isGroup(node)
-      ? { description: node.description, ...objectSchema(node.children) }
+      ? { description: node.description, ...objectSchema(node.children, node.open === true) }
       : { description: node.description, ...node.schema };
   }
-  return { type: 'object', additionalProperties: false, properties };
+  return { type: 'object', additionalProperties: open, properties };
 }
 
 export interface ValueRow {
@@ -127,82 +134,3 @@ export function markdownValuesTable(nodes: readonly ValueNode[]): string {
   }
   return lines.join('\n');
 }
-
-// Schemas of the lifted fields.
-export const STRING_MAP: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
-const QUANTITY_MAP: JsonSchema = {
-  type: 'object',
-  additionalProperties: { type: ['string', 'number'] },
-};
-export const RESOURCES: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    limits: { description: 'Resource limits (cpu, memory, ephemeral-storage, …).', ...QUANTITY_MAP },
-    requests: { description: 'Resource requests.', ...QUANTITY_MAP },
-  },
-};
-export const ENV_LIST: JsonSchema = {
-  type: 'array',
-  items: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['name'],
-    properties: {
-      name: { type: 'string', minLength: 1 },
-      value: { type: 'string' },
-      valueFrom: { type: 'object' },
-    },
-  },
-};
-export const IMAGE_PULL_POLICY: JsonSchema = { type: 'string', enum: ['Always', 'IfNotPresent', 'Never'] };
-export const TOLERATIONS: JsonSchema = {
-  type: 'array',
-  items: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      key: { type: 'string' },
-      operator: { type: 'string', enum: ['Exists', 'Equal'] },
-      value: { type: 'string' },
-      effect: { type: 'string', enum: ['', 'NoSchedule', 'PreferNoSchedule', 'NoExecute'] },
-      tolerationSeconds: { type: 'integer' },
-    },
-  },
-};
-export const AFFINITY: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    nodeAffinity: { type: 'object', description: 'Node affinity (core/v1 NodeAffinity).' },
-    podAffinity: { type: 'object', description: 'Pod affinity (core/v1 PodAffinity).' },
-    podAntiAffinity: { type: 'object', description: 'Pod anti-affinity (core/v1 PodAntiAffinity).' },
-  },
-};
-export const TOPOLOGY_SPREAD: JsonSchema = {
-  type: 'array',
-  items: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['maxSkew', 'topologyKey', 'whenUnsatisfiable'],
-    properties: {
-      maxSkew: { type: 'integer', minimum: 1 },
-      topologyKey: { type: 'string' },
-      whenUnsatisfiable: { type: 'string', enum: ['DoNotSchedule', 'ScheduleAnyway'] },
-      labelSelector: { type: 'object' },
-      minDomains: { type: 'integer' },
-      matchLabelKeys: { type: 'array', items: { type: 'string' } },
-      nodeAffinityPolicy: { type: 'string', enum: ['Honor', 'Ignore'] },
-      nodeTaintsPolicy: { type: 'string', enum: ['Honor', 'Ignore'] },
-    },
-  },
-};
-export const PULL_SECRETS: JsonSchema = {
-  type: 'array',
-  items: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['name'],
-    properties: { name: { type: 'string', minLength: 1 } },
-  },
-};

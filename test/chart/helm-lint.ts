@@ -1,6 +1,7 @@
 /**
  * The rules `helm lint --strict` applies to a chart, for charts we cannot lint with a real helm binary:
- * Chart.yaml fields and types, template file extensions, values.yaml parsing, and on the rendered output
+ * Chart.yaml fields and types (an icon is only "recommended" there; here it is required), template file
+ * extensions, values.yaml parsing, and on the rendered output (test hooks included)
  * (rendered in strict mode, where a missing value is an error) valid YAML, no indented document starts,
  * DNS-1123 object names by kind and workloads with selectors. Strict: every finding is an error.
  */
@@ -69,6 +70,17 @@ export function lintChartYaml(chartDir: string): string[] {
     problems.push('Chart.yaml: kubeVersion is not a version constraint');
   }
   if (chart['home'] !== undefined && !isUrl(chart['home'])) problems.push('Chart.yaml: home must be a URL');
+  if (chart['icon'] === undefined) problems.push('Chart.yaml: icon is recommended');
+  else if (!isUrl(chart['icon'])) problems.push('Chart.yaml: invalid icon URL');
+  const annotations = chart['annotations'];
+  if (
+    annotations !== undefined &&
+    (typeof annotations !== 'object' ||
+      annotations === null ||
+      !Object.values(annotations).every((v) => typeof v === 'string'))
+  ) {
+    problems.push('Chart.yaml: annotations must map names to strings');
+  }
   const sources = chart['sources'];
   if (sources !== undefined && (!Array.isArray(sources) || !sources.every(isUrl))) {
     problems.push('Chart.yaml: sources must be URLs');

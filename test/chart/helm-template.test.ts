@@ -1,5 +1,6 @@
 /** The `helm template` stand-in behaves as Helm does on the points the proofs rely on. */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -84,5 +85,75 @@ describe('helm template stand-in', () => {
     assert.ok(render(dir).ok);
     assert.ok(!render(dir, [], true).ok);
     assert.ok(!render(chart({ 'templates/bad.yaml': 'kind: ConfigMap\nmetadata: [\n' })).ok);
+  });
+});
+
+describe('helm template stand-in: hooks and capabilities', () => {
+  const dir = chart({
+    'templates/tests/t.yaml':
+      'kind: Pod\nmetadata:\n  name: t\n  annotations:\n    helm.sh/hook: test\n---\nkind: NetworkPolicy\nmetadata:\n  name: tn\n  annotations:\n    helm.sh/hook: "pre-install, test"\n',
+    'templates/hook.yaml':
+      'kind: Job\nmetadata:\n  name: j\n  annotations:\n    helm.sh/hook: post-install\n',
+    'templates/svc.yaml':
+      'kind: Service\nmetadata:\n  name: s\n  labels:\n    os: {{ .Capabilities.APIVersions.Has "security.openshift.io/v1" | quote }}\n',
+  });
+
+  it('prints manifests first, then hooks sorted by kind; --skip-tests leaves out test hooks', () => {
+    const all = render(dir);
+    assert.ok(all.ok, all.stderr);
+    const names = [...all.stdout.matchAll(/^ {2}name: (\w+)$/gm)].map((m) => m[1]);
+    assert.deepEqual(names, ['s', 'tn', 't', 'j']);
+    const skipped = helmTemplate(dir, { release: 'r', namespace: 'n', skipTests: true });
+    assert.deepEqual(
+      [...skipped.stdout.matchAll(/^ {2}name: (\w+)$/gm)].map((m) => m[1]),
+      ['s', 'j'],
+    );
+  });
+
+  it('--api-versions adds to .Capabilities.APIVersions', () => {
+    assert.match(render(dir).stdout, /os: "false"/);
+    const openshift = helmTemplate(dir, {
+      release: 'r',
+      namespace: 'n',
+      apiVersions: ['security.openshift.io/v1'],
+    });
+    assert.match(openshift.stdout, /os: "true"/);
+  });
+});
+
+describe('helm template stand-in: the functions the generated charts use', () => {
+  it('tpl over values (maps via toYaml), dig, omit, concat, sha256sum, ternary, typeIs, kindIs', () => {
+    const dir = chart({
+      'values.yaml':
+        'objs:\n  - kind: ConfigMap\n    metadata: { name: "{{ .Release.Name }}-m" }\n  - "kind: Secret\\nmetadata: { name: {{ .Release.Name }}-s }"\ng: { a: { b: deep } }\nsc: { x: 1, runAsUser: 2 }\n',
+      'templates/objs.yaml':
+        '{{- range .Values.objs }}\n---\n{{ tpl (ternary . (toYaml .) (typeIs "string" .)) $ }}\n{{- end }}\n',
+      'templates/cm.yaml': [
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: cm',
+        'data:',
+        '  dig: {{ dig "a" "b" "none" .Values.g | quote }}',
+        '  missing: {{ dig "a" "zz" "none" .Values.g | quote }}',
+        '  omit: {{ omit .Values.sc "runAsUser" | toJson | quote }}',
+        '  concat: {{ concat (list 1) (list 2 3) | toJson | quote }}',
+        '  hash: {{ "rel-x" | sha256sum | trunc 8 | quote }}',
+        '  kind: {{ kindIs "map" .Values.g | quote }}',
+        '',
+      ].join('\n'),
+    });
+    const out = render(dir);
+    assert.ok(out.ok, out.stderr);
+    assert.match(out.stdout, /kind: ConfigMap\nmetadata:\n {2}name: 'rel-m'\n/);
+    assert.match(out.stdout, /kind: Secret\nmetadata: \{ name: rel-s \}/);
+    assert.match(out.stdout, /dig: "deep"\n {2}missing: "none"/);
+    assert.match(out.stdout, /omit: "\{\\"x\\":1\}"/);
+    assert.match(out.stdout, /concat: "\[1,2,3\]"/);
+    // sha256sum is the hex digest, as in Helm (sprig).
+    assert.match(
+      out.stdout,
+      new RegExp(`hash: "${createHash('sha256').update('rel-x').digest('hex').slice(0, 8)}"`),
+    );
+    assert.match(out.stdout, /kind: "true"/);
   });
 });

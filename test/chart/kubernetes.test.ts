@@ -13,7 +13,16 @@ import { type KubeObject, renderAgent, toYamlDocuments } from '../../constructs/
 import { validateKubeObject } from '../support/kubernetes-schema.ts';
 import { checkRestricted, podSpecsOf } from '../support/pod-security.ts';
 import { generateSpec } from '../support/spec-generator.ts';
-import { examples, identity, loadSpec, renderChart, withoutHelmLabels, writeChart } from './support.ts';
+import {
+  examples,
+  identity,
+  isTestHook,
+  loadSpec,
+  renderChart,
+  renderChartText,
+  withoutHelmLabels,
+  writeChart,
+} from './support.ts';
 
 function assertValid(objects: readonly KubeObject[], what: string): void {
   const problems: string[] = [];
@@ -60,8 +69,31 @@ describe('parity beyond the examples', () => {
       const chart = generateChart(rendered);
       const dir = writeChart(chart);
       const objects = renderChart(dir, { release: chart.name, namespace: rendered.plan.namespace });
-      assertParity(objects, rendered.objects);
+      assertParity(
+        renderChartText(dir, { release: chart.name, namespace: rendered.plan.namespace, skipTests: true }),
+        rendered.objects,
+      );
+      assert.deepEqual(
+        objects
+          .filter((o) => !isTestHook(o))
+          .map((o) => withoutHelmLabels(o))
+          .sort((a, b) => identity(a).localeCompare(identity(b))),
+        [...rendered.objects].sort((a, b) => identity(a).localeCompare(identity(b))),
+      );
       assertValid(objects, `seed ${seed}`);
+    }
+  });
+
+  it("the spec's imagePullSecrets: defaults of the chart's imagePullSecrets, rendered where synth has them", () => {
+    for (const example of examples()) {
+      const agent = structuredClone(example.agent);
+      agent.spec.imagePullSecrets = ['regcred', 'mirror'];
+      const rendered = renderAgent(agent);
+      const chart = generateChart(rendered);
+      const dir = writeChart(chart);
+      const options = { release: chart.name, namespace: rendered.plan.namespace, skipTests: true };
+      assertParity(renderChartText(dir, options), rendered.objects);
+      assert.deepEqual(chart.values['imagePullSecrets'], [{ name: 'regcred' }, { name: 'mirror' }]);
     }
   });
 
@@ -98,6 +130,9 @@ spec:
     const rendered = renderAgent(agent);
     const chart = generateChart(rendered);
     const dir = writeChart(chart);
-    assertParity(renderChart(dir, { release: 'tricky', namespace: 'agents' }), rendered.objects);
+    assertParity(
+      renderChartText(dir, { release: 'tricky', namespace: 'agents', skipTests: true }),
+      rendered.objects,
+    );
   });
 });

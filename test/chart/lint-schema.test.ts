@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { helmLintStrict, lintChartYaml, lintRendered, lintTemplateFiles } from './helm-lint.ts';
-import { examples, writeChart } from './support.ts';
+import { examples, renderChart, writeChart } from './support.ts';
 
 type Json = Record<string, unknown>;
 
@@ -20,10 +20,14 @@ function validator(schema: Json) {
   return ajv.compile(schema);
 }
 
-/** Every object schema closes its properties and every property has a description. */
+/**
+ * Every object schema closes its properties and every property has a description — except `global`, which
+ * is open so the chart works as a subchart (a parent's globals reach it).
+ */
 function assertClosed(schema: Json, path: string): void {
-  if (schema['type'] === 'object' && schema['properties']) {
-    assert.equal(schema['additionalProperties'], false, `${path}: additionalProperties false`);
+  const types = [schema['type']].flat();
+  if (types.includes('object') && schema['properties']) {
+    assert.equal(schema['additionalProperties'], path === '.global', `${path}: additionalProperties`);
     for (const [key, sub] of Object.entries(schema['properties'] as Json)) {
       assert.ok(typeof (sub as Json)['description'] === 'string', `${path}.${key}: description`);
       assertClosed(sub as Json, `${path}.${key}`);
@@ -109,6 +113,7 @@ for (const example of examples()) {
         'kubeVersion',
         'description',
         'home',
+        'icon',
         'sources',
         'keywords',
         'type',
@@ -116,6 +121,28 @@ for (const example of examples()) {
         assert.ok(chart[key] !== undefined, key);
       }
       assert.equal(chart['type'], 'application');
+    });
+    it('Chart.yaml lists every image the chart runs (artifacthub.io/images), the test pod included', () => {
+      const chart = parse(example.chart.files.get('Chart.yaml')!) as Json;
+      const images = parse(String((chart['annotations'] as Json)['artifacthub.io/images'])) as Json[];
+      const rendered = renderChart(dir, { release: example.chart.name, namespace: 'agents' });
+      const used = new Set<string>();
+      for (const o of rendered) {
+        const spec =
+          o.kind === 'Pod'
+            ? (o['spec'] as Json)
+            : (((o['spec'] as Json | undefined)?.['template'] as Json | undefined)?.['spec'] as
+                | Json
+                | undefined);
+        for (const c of [
+          ...((spec?.['initContainers'] ?? []) as Json[]),
+          ...((spec?.['containers'] ?? []) as Json[]),
+        ])
+          used.add(String(c['image']));
+      }
+      assert.deepEqual(new Set(images.map((i) => i['image'])), used);
+      assert.ok(images.every((i) => typeof i['name'] === 'string' && i['name'] !== ''));
+      assert.equal(new Set(images.map((i) => i['name'])).size, images.length, 'names are unique');
     });
   });
 }
@@ -140,6 +167,10 @@ describe('the lint rules catch broken charts', () => {
     assert.ok(problems.some((p) => p.includes('type must be')));
     writeFileSync(join(dir, 'Chart.yaml'), chart.replace(/^name: .*$/m, 'name: other'));
     assert.ok(lintChartYaml(dir).some((p) => p.includes('match the directory')));
+    writeFileSync(join(dir, 'Chart.yaml'), chart.replace(/^icon: .*$/m, 'icon: not a url'));
+    assert.ok(lintChartYaml(dir).some((p) => p.includes('invalid icon URL')));
+    writeFileSync(join(dir, 'Chart.yaml'), chart.replace(/^icon: .*\n/m, ''));
+    assert.ok(lintChartYaml(dir).some((p) => p.includes('icon is recommended')));
   });
   it('template extensions', () => {
     const dir = copy();

@@ -7,38 +7,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../constructs/src/render.ts';
+import { assertOnly, diff, esc } from './object-diff.ts';
+import { assertReferencesResolve } from './references.ts';
 import { type Example, examples, identity, renderChart, writeChart } from './support.ts';
 
 type Json = Record<string, unknown>;
-
-/** Paths (kind/name:dotted.path) where two object lists differ; objects matched by kind/namespace/name. */
-function diff(before: readonly KubeObject[], after: readonly KubeObject[]): string[] {
-  const out: string[] = [];
-  const a = new Map(before.map((o) => [identity(o), o]));
-  const b = new Map(after.map((o) => [identity(o), o]));
-  for (const id of new Set([...a.keys(), ...b.keys()])) {
-    if (!a.has(id)) out.push(`${id}:+`);
-    else if (!b.has(id)) out.push(`${id}:-`);
-    else walk(a.get(id), b.get(id), `${id}:`, out);
-  }
-  return out.sort();
-}
-
-function walk(x: unknown, y: unknown, path: string, out: string[]): void {
-  if (typeof x === 'object' && x !== null && typeof y === 'object' && y !== null) {
-    if (Array.isArray(x) !== Array.isArray(y)) {
-      out.push(path);
-      return;
-    }
-    const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
-    for (const k of keys) {
-      const sub = Array.isArray(x) ? `${path}[${k}]` : `${path}${path.endsWith(':') ? '' : '.'}${k}`;
-      walk((x as Json)[k], (y as Json)[k], sub, out);
-    }
-    return;
-  }
-  if (x !== y) out.push(path);
-}
 
 function workload(objects: readonly KubeObject[], component: string): KubeObject {
   const found = objects.find(
@@ -57,14 +30,6 @@ function podSpec(object: KubeObject): Json {
 function containerIndex(object: KubeObject, name: string): number {
   return (podSpec(object)['containers'] as Json[]).findIndex((c) => c['name'] === name);
 }
-
-function assertOnly(changes: readonly string[], allowed: RegExp, what: string): void {
-  assert.ok(changes.length > 0, `${what}: nothing changed`);
-  const unexpected = changes.filter((c) => !allowed.test(c));
-  assert.deepEqual(unexpected, [], `${what}: unexpected changes`);
-}
-
-const esc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 for (const example of examples()) {
   const name = example.chart.name;
@@ -99,11 +64,15 @@ for (const example of examples()) {
 
     it('global.imageRegistry replaces every registry and touches nothing else', () => {
       const after = render({ global: { imageRegistry: 'mirror.example:5000' } });
-      assertOnly(diff(base, after), /:spec\.template\.spec\.(init)?[cC]ontainers\[\d+\]\.image$/, 'registry');
+      assertOnly(
+        diff(base, after),
+        /:spec\.(template\.spec\.)?(init)?[cC]ontainers\[\d+\]\.image$/,
+        'registry',
+      );
       for (const o of after) {
-        const spec = (o['spec'] as Json | undefined)?.['template'] as Json | undefined;
-        if (!spec) continue;
-        const pod = spec['spec'] as Json;
+        const template = (o['spec'] as Json | undefined)?.['template'] as Json | undefined;
+        const pod = o.kind === 'Pod' ? (o['spec'] as Json) : (template?.['spec'] as Json | undefined);
+        if (!pod) continue;
         for (const c of [
           ...((pod['containers'] as Json[]) ?? []),
           ...((pod['initContainers'] as Json[]) ?? []),
@@ -195,10 +164,12 @@ for (const example of examples()) {
       assert.equal(changes.filter((c) => /:metadata\.labels\.cost-center$/.test(c)).length, base.length);
     });
 
-    it('imagePullSecrets reach every pod spec', () => {
+    it('imagePullSecrets reach every pod spec (the test pod too)', () => {
       const after = render({ imagePullSecrets: [{ name: 'regcred' }] });
       const changes = diff(base, after);
-      assertOnly(changes, /:spec\.template\.spec\.imagePullSecrets/, 'imagePullSecrets');
+      assertOnly(changes, /:spec\.(template\.spec\.)?imagePullSecrets/, 'imagePullSecrets');
+      const pods = after.filter((o) => o.kind === 'Pod' || (o['spec'] as Json | undefined)?.['template']);
+      assert.equal(changes.filter((c) => c.endsWith('imagePullSecrets')).length, pods.length);
     });
 
     const hasNetworkPolicies = base.some((o) => o.kind === 'NetworkPolicy');
@@ -259,15 +230,6 @@ for (const example of examples()) {
 
 /** Every name derives from `fullname`, every reference resolves, and no old name survives. */
 
-/** The workload whose pod template carries every label of `selector`, if any. */
-function workloadSelectedBy(objects: readonly KubeObject[], selector: Json): KubeObject | undefined {
-  return objects.find((w) => {
-    const template = (w['spec'] as Json | undefined)?.['template'] as Json | undefined;
-    const labels = (template?.['metadata'] as Json | undefined)?.['labels'] as Json | undefined;
-    return labels !== undefined && Object.entries(selector).every(([k, v]) => labels[k] === v);
-  });
-}
-
 function assertReferences(
   example: Example,
   objects: readonly KubeObject[],
@@ -276,14 +238,12 @@ function assertReferences(
 ): void {
   const agent = example.chart.name;
   const spec = example.rendered.plan.namespace;
-  const names = new Set(objects.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`));
-  const has = (kind: string, namespace: string, name: string): boolean =>
-    names.has(`${kind}/${namespace}/${name}`);
   const otherNamespaces = new Set(
     example.rendered.plan.gateways.flatMap((g) =>
       g.kind === 'deployed' ? (g.kubernetes?.namespaces ?? []) : [],
     ),
   );
+  assertReferencesResolve(objects);
   for (const o of objects) {
     const id = identity(o);
     assert.ok(o.metadata.name === fullname || o.metadata.name.startsWith(`${fullname}-`), `${id}: name`);
@@ -299,67 +259,6 @@ function assertReferences(
       if (old.startsWith(fullname)) continue;
       assert.ok(!text.includes(`"${old}"`) || old === agent, `${id}: old name ${old}`);
       assert.ok(!text.includes(`${old}.`) || !text.includes(`//${old}.`), `${id}: old host ${old}`);
-    }
-    const spec1 = o['spec'] as Json | undefined;
-    if (o.kind === 'Service') {
-      const selector = spec1!['selector'] as Json;
-      const target = workloadSelectedBy(objects, selector);
-      assert.ok(target, `${id}: selector selects no pods`);
-      assert.equal(
-        selector['app.kubernetes.io/instance'],
-        (o.metadata['labels'] as Json)['app.kubernetes.io/instance'],
-      );
-    }
-    if (o.kind === 'RoleBinding') {
-      assert.ok(
-        has('Role', String(o.metadata.namespace), String((o['roleRef'] as Json)['name'])),
-        `${id}: roleRef`,
-      );
-      for (const subject of o['subjects'] as Json[]) {
-        assert.ok(
-          has('ServiceAccount', String(subject['namespace']), String(subject['name'])),
-          `${id}: subject`,
-        );
-      }
-    }
-    if (o.kind === 'Deployment' || o.kind === 'StatefulSet') {
-      const pod = podSpec(o);
-      assert.ok(has('ServiceAccount', ns, String(pod['serviceAccountName'])), `${id}: serviceAccountName`);
-      for (const volume of (pod['volumes'] as Json[]) ?? []) {
-        const cm = volume['configMap'] as Json | undefined;
-        if (cm) assert.ok(has('ConfigMap', ns, String(cm['name'])), `${id}: configMap volume ${cm['name']}`);
-      }
-      if (o.kind === 'StatefulSet')
-        assert.ok(has('Service', ns, String(spec1!['serviceName'])), `${id}: serviceName`);
-      const selector = (spec1!['selector'] as Json)['matchLabels'] as Json;
-      const labels = ((spec1!['template'] as Json)['metadata'] as Json)['labels'] as Json;
-      for (const [k, v] of Object.entries(selector)) assert.equal(labels[k], v, `${id}: selector ${k}`);
-    }
-    if (o.kind === 'ConfigMap') {
-      for (const value of Object.values((o['data'] as Json) ?? {})) {
-        for (const match of String(value).matchAll(/https?:\/\/([a-z0-9-]+)\.([a-z0-9-]+)\.svc[:/]/g)) {
-          assert.ok(has('Service', match[2]!, match[1]!), `${id}: URL host ${match[0]} is no Service`);
-        }
-      }
-    }
-    if (o.kind === 'NetworkPolicy') {
-      const selectors: Json[] = [];
-      const collect = (value: unknown): void => {
-        if (Array.isArray(value)) value.forEach(collect);
-        else if (typeof value === 'object' && value !== null) {
-          for (const [k, v] of Object.entries(value)) {
-            if (k === 'podSelector' && (v as Json)['matchLabels'])
-              selectors.push((v as Json)['matchLabels'] as Json);
-            else if (k !== 'namespaceSelector') collect(v);
-          }
-        }
-      };
-      collect(o['spec']);
-      for (const selector of selectors) {
-        if (!('app.kubernetes.io/instance' in selector)) continue;
-        const target = workloadSelectedBy(objects, selector);
-        assert.ok(target, `${id}: podSelector ${JSON.stringify(selector)} selects no pods`);
-      }
     }
   }
 }

@@ -1,13 +1,19 @@
 /** `toolyard chart` (files, exit codes) and `--package` (deterministic tgz, Helm repository index.yaml). */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
-import { indexYaml, packageChart, tarChart } from '../../chart-generator/src/package.ts';
+import {
+  compareSemver,
+  indexYaml,
+  mergeIndexYaml,
+  packageChart,
+  tarChart,
+} from '../../chart-generator/src/package.ts';
 import { main } from '../../cli/src/main.ts';
 import { exampleFiles, REPO_ROOT } from '../support/golden.ts';
 import { examples } from './support.ts';
@@ -145,5 +151,109 @@ describe('toolyard chart', () => {
     assert.equal(await main(['chart', join(out, 'missing.yaml'), '-o', out], testIo), 1);
     assert.ok(err.join('\n').includes('no such file'));
     assert.deepEqual(readdirSync(out), []);
+  });
+});
+
+type Index = {
+  apiVersion: string;
+  entries: Record<string, Record<string, unknown>[]>;
+  generated: string;
+} & Record<string, unknown>;
+
+describe('index.yaml merging (helm repo index --merge)', () => {
+  const entry = (name: string, version: string, digest: string) => ({
+    chartYaml: { apiVersion: 'v2', name, version },
+    fileName: `${name}-${version}.tgz`,
+    digest,
+  });
+
+  it('keeps other charts and versions, replaces a version packaged again, sorts newest first', () => {
+    const first = indexYaml([entry('a', '1.9.0', 'd1'), entry('b', '0.1.0', 'd2')], 100);
+    const withExtra = first.replace('apiVersion: v1', 'apiVersion: v1\nserverInfo:\n  contextPath: /charts');
+    const merged = parse(
+      mergeIndexYaml(
+        withExtra,
+        [entry('a', '1.10.0', 'd3'), entry('a', '1.9.0', 'd4'), entry('a', '1.9.0-rc.1', 'd5')],
+        200,
+      ),
+    ) as Index;
+    assert.deepEqual(
+      merged.entries['a']!.map((e) => [e['version'], e['digest'], e['created']]),
+      [
+        ['1.10.0', 'd3', '1970-01-01T00:03:20Z'],
+        ['1.9.0', 'd4', '1970-01-01T00:03:20Z'],
+        ['1.9.0-rc.1', 'd5', '1970-01-01T00:03:20Z'],
+      ],
+    );
+    assert.deepEqual(
+      merged.entries['b']!.map((e) => [e['version'], e['digest'], e['created']]),
+      [['0.1.0', 'd2', '1970-01-01T00:01:40Z']],
+    );
+    assert.equal(merged.generated, '1970-01-01T00:03:20Z');
+    assert.deepEqual(merged['serverInfo'], { contextPath: '/charts' });
+    assert.deepEqual(Object.keys(merged.entries), ['a', 'b']);
+  });
+
+  it('refuses a file that is not a Helm repository index, naming the problem', () => {
+    assert.throws(() => mergeIndexYaml('a: [1', []), /not valid YAML/);
+    assert.throws(() => mergeIndexYaml('- 1', []), /not a YAML map/);
+    assert.throws(
+      () => mergeIndexYaml('apiVersion: v2\nentries: {}', []),
+      /apiVersion is "v2", expected "v1"/,
+    );
+    assert.throws(() => mergeIndexYaml('apiVersion: v1\nentries: {a: 1}', []), /entries\.a is not a list/);
+  });
+
+  it('orders versions by SemVer precedence', () => {
+    const versions = [
+      '1.0.0',
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '2.0.0',
+      '1.10.0',
+      '1.9.0+build.5',
+    ];
+    assert.deepEqual([...versions].sort(compareSemver), [
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0',
+      '1.9.0+build.5',
+      '1.10.0',
+      '2.0.0',
+    ]);
+  });
+
+  it('toolyard chart --package merges into DIR/index.yaml; a broken index fails with nothing written', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'toolyard-chart-merge-'));
+    const file = join(REPO_ROOT, exampleFiles()[0]!);
+    const name = examples()[0]!.chart.name;
+    for (const version of ['1.0.0', '1.1.0', '1.0.0']) {
+      assert.equal(await main(['chart', file, '-o', out, '--package', '--version', version], io().io), 0);
+    }
+    const index = parse(readFileSync(join(out, 'index.yaml'), 'utf8')) as Index;
+    assert.deepEqual(
+      index.entries[name]!.map((e) => e['version']),
+      ['1.1.0', '1.0.0'],
+    );
+    for (const e of index.entries[name]!) {
+      const tgz = readFileSync(join(out, `${name}-${e['version']}.tgz`));
+      assert.equal(e['digest'], createHash('sha256').update(tgz).digest('hex'));
+    }
+    const broken = mkdtempSync(join(tmpdir(), 'toolyard-chart-merge-'));
+    writeFileSync(join(broken, 'index.yaml'), 'apiVersion: v2\n');
+    const { io: testIo, err } = io();
+    assert.equal(await main(['chart', file, '-o', broken, '--package'], testIo), 1);
+    assert.match(err.join('\n'), /index\.yaml: apiVersion is "v2", expected "v1"/);
+    assert.deepEqual(readdirSync(broken), ['index.yaml']);
   });
 });

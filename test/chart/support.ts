@@ -52,6 +52,14 @@ export interface RenderOptions {
   readonly values?: readonly (Record<string, unknown> | string)[];
   readonly strict?: boolean;
   readonly notes?: boolean;
+  /** Leave out test hooks (templates/tests/), as `helm template --skip-tests`. */
+  readonly skipTests?: boolean;
+  /** Extra API versions .Capabilities.APIVersions.Has reports, as `helm template --api-versions`. */
+  readonly apiVersions?: readonly string[];
+  /** Print the merged values as JSON instead of rendering. */
+  readonly printValues?: boolean;
+  /** Print the objects as a JSON array (YAML converted as Kubernetes converts it) instead of YAML. */
+  readonly json?: boolean;
 }
 
 export interface RenderOutcome {
@@ -78,6 +86,10 @@ export function helmTemplate(chartDir: string, options: RenderOptions): RenderOu
   const args = ['--release-name', options.release, '--namespace', options.namespace];
   if (options.strict) args.push('--strict');
   if (options.notes) args.push('--notes');
+  if (options.skipTests) args.push('--skip-tests');
+  if (options.printValues) args.push('--print-values');
+  if (options.json) args.push('--json');
+  for (const version of options.apiVersions ?? []) args.push('--api-versions', version);
   const temp = mkdtempSync(join(tmpdir(), 'toolyard-values-'));
   try {
     for (const [index, values] of (options.values ?? []).entries()) {
@@ -96,7 +108,18 @@ export function helmTemplate(chartDir: string, options: RenderOptions): RenderOu
   }
 }
 
+/**
+ * The objects a chart renders, as the API server would read them: the stand-in converts each document from
+ * YAML to JSON with the library Kubernetes uses (YAML 1.1 booleans and all), and JSON parses fast.
+ */
 export function renderChart(chartDir: string, options: RenderOptions): KubeObject[] {
+  const result = helmTemplate(chartDir, { ...options, json: true });
+  if (!result.ok) throw new Error(`helm template failed: ${result.stderr}`);
+  return (JSON.parse(result.stdout) as (KubeObject | null)[]).filter((o): o is KubeObject => o !== null);
+}
+
+/** The objects as written in the rendered YAML text, keys in the order the templates write them. */
+export function renderChartText(chartDir: string, options: RenderOptions): KubeObject[] {
   const result = helmTemplate(chartDir, options);
   if (!result.ok) throw new Error(`helm template failed: ${result.stderr}`);
   return parseManifests(result.stdout);
@@ -132,6 +155,12 @@ export function withoutHelmLabels(object: KubeObject): KubeObject {
     return out;
   };
   return walk(object) as KubeObject;
+}
+
+/** A `helm test` hook (templates/tests/): Helm runs it with `helm test`, never on install. */
+export function isTestHook(object: KubeObject): boolean {
+  const annotations = (object.metadata['annotations'] ?? {}) as Record<string, string>;
+  return (annotations['helm.sh/hook'] ?? '').split(',').some((e) => e.trim() === 'test');
 }
 
 export function identity(object: KubeObject): string {

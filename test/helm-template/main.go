@@ -3,14 +3,17 @@
 //
 // Usage:
 //
-//	helm-template [--release-name NAME] [--namespace NS] [--strict] [--notes] [-f values.yaml]... CHART_DIR
+//	helm-template [--release-name NAME] [--namespace NS] [--strict] [--notes] [--skip-tests]
+//	              [--api-versions GROUP/VERSION]... [--print-values] [--json] [-f values.yaml]... CHART_DIR
 //
 // What it does, as Helm 3 does:
 //   - reads Chart.yaml into .Chart (Name, Version, AppVersion, …), values.yaml, then each -f file in order;
-//     user files are deep-merged (maps merge, later wins), then coalesced with the chart defaults
-//     (user wins; a user `null` deletes the key), as Helm's chartutil.CoalesceValues does;
+//     user files are deep-merged (maps merge, later wins; cli/values mergeMaps), then coalesced with the
+//     chart defaults as Helm's chartutil.CoalesceValues does: user values win, maps merge, lists replace, a
+//     user `null` deletes a key the defaults have and stays `null` where the defaults have no such key;
+//     --print-values prints the result as JSON instead of rendering;
 //   - .Release (Name, Namespace, Service "Helm", IsInstall, Revision 1), .Capabilities (KubeVersion,
-//     APIVersions.Has), .Template (Name, BasePath);
+//     APIVersions.Has: the core groups plus each --api-versions), .Template (Name, BasePath);
 //   - parses every file under templates/ into one template set named "<chart>/templates/<file>", renders
 //     each file whose name does not start with "_" (NOTES.txt only with --notes, alone);
 //   - function set: sprig's TxtFuncMap minus env/expandenv, plus toYaml, fromYaml, fromYamlArray, toJson,
@@ -18,13 +21,16 @@
 //     (always an empty map, as in `helm template`);
 //   - missingkey=zero and removal of "<no value>" (or missingkey=error with --strict, as `helm lint --strict`);
 //   - splits rendered files into documents, drops empty ones, parses each (invalid YAML is an error, as in
-//     Helm), sorts by Helm's install order of kinds (stable; files in path order) and prints
-//     "---\n# Source: <chart>/templates/<file>\n<doc>\n".
+//     Helm), separates hooks (documents annotated helm.sh/hook) from manifests, sorts each by Helm's install
+//     order of kinds (stable; files in path order) and prints "---\n# Source: <chart>/templates/<file>\n<doc>\n"
+//     for the manifests, then the hooks, leaving out test hooks with --skip-tests (as `helm template`);
+//     --json prints the same documents as one JSON array instead, each converted as Kubernetes' own
+//     sigs.k8s.io/yaml (ghodss/yaml) converts YAML to JSON, so tests see what the API server would.
 //
 // What it does NOT cover: values.schema.json validation (the tests do that with ajv), --set/--set-string/
-// --set-file, subcharts and dependencies, library charts, .Files, toToml, hooks (printed like any object),
-// crds/, chart archives as input, post-renderers, API-version checks (--validate) and .Capabilities beyond
-// the fields above, Helm's lint rules (see test/chart/helm-lint.ts).
+// --set-file, subcharts, dependencies and their globals, library charts, .Files, toToml, crds/, running hooks
+// (they are only printed), chart archives as input, post-renderers, API-version checks (--validate) and
+// .Capabilities beyond the fields above, Helm's lint rules (see test/chart/helm-lint.ts).
 package main
 
 import (
@@ -69,8 +75,9 @@ func main() {
 }
 
 func run(args []string) error {
-	release, namespace, strict, notes := "release-name", "default", false, false
+	release, namespace, strict, notes, skipTests, printValues, asJSON := "release-name", "default", false, false, false, false, false
 	var files valueFiles
+	extraAPIVersions := map[string]bool{}
 	var chartDir string
 	for i := 0; i < len(args); i++ {
 		next := func() (string, error) {
@@ -94,6 +101,16 @@ func run(args []string) error {
 			strict = true
 		case "--notes":
 			notes = true
+		case "--skip-tests":
+			skipTests = true
+		case "--print-values":
+			printValues = true
+		case "--json":
+			asJSON = true
+		case "--api-versions", "-a":
+			var v string
+			v, err = next()
+			extraAPIVersions[v] = true
 		default:
 			if strings.HasPrefix(args[i], "-") {
 				return fmt.Errorf("unknown flag %s", args[i])
@@ -105,7 +122,7 @@ func run(args []string) error {
 		}
 	}
 	if chartDir == "" {
-		return errors.New("usage: helm-template [--release-name N] [--namespace NS] [--strict] [--notes] [-f values.yaml]... CHART_DIR")
+		return errors.New("usage: helm-template [--release-name N] [--namespace NS] [--strict] [--notes] [--skip-tests] [--api-versions G/V]... [--print-values] [-f values.yaml]... CHART_DIR")
 	}
 	chart, err := readYamlMap(filepath.Join(chartDir, "Chart.yaml"))
 	if err != nil {
@@ -123,7 +140,15 @@ func run(args []string) error {
 		}
 		user = mergeMaps(user, m)
 	}
-	values := coalesce(user, defaults)
+	values := coalesceValues(defaults, user)
+	if printValues {
+		out, err := json.Marshal(values)
+		if err != nil {
+			return err
+		}
+		fmt.Println(string(out))
+		return nil
+	}
 
 	chartName, _ := chart["name"].(string)
 	chartObj := map[string]interface{}{}
@@ -139,7 +164,7 @@ func run(args []string) error {
 		},
 		"Capabilities": map[string]interface{}{
 			"KubeVersion": map[string]interface{}{"Version": "v1.31.0", "Major": "1", "Minor": "31", "GitVersion": "v1.31.0"},
-			"APIVersions": apiVersions{},
+			"APIVersions": apiVersions{extra: extraAPIVersions},
 		},
 	}
 
@@ -211,8 +236,9 @@ func run(args []string) error {
 
 	type manifest struct {
 		source, content, kind string
+		hooks                 []string
 	}
-	var manifests []manifest
+	var manifests, hooks []manifest
 	var notesOut strings.Builder
 	for _, name := range names {
 		base := path.Base(name)
@@ -239,12 +265,23 @@ func run(args []string) error {
 				continue
 			}
 			var head struct {
-				Kind string `json:"kind"`
+				Kind     string `json:"kind"`
+				Metadata struct {
+					Annotations map[string]string `json:"annotations"`
+				} `json:"metadata"`
 			}
 			if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
 				return fmt.Errorf("YAML parse error in %s: %w\n%s", name, err, doc)
 			}
-			manifests = append(manifests, manifest{source: name, content: doc, kind: head.Kind})
+			m := manifest{source: name, content: doc, kind: head.Kind}
+			if hook, ok := head.Metadata.Annotations["helm.sh/hook"]; ok {
+				for _, event := range strings.Split(hook, ",") {
+					m.hooks = append(m.hooks, strings.TrimSpace(event))
+				}
+				hooks = append(hooks, m)
+			} else {
+				manifests = append(manifests, m)
+			}
 		}
 	}
 	if notes {
@@ -255,36 +292,72 @@ func run(args []string) error {
 	for i, k := range installOrder {
 		order[k] = i
 	}
-	sort.SliceStable(manifests, func(i, j int) bool {
-		a, aok := order[manifests[i].kind]
-		b, bok := order[manifests[j].kind]
-		switch {
-		case !aok && !bok:
-			return manifests[i].kind < manifests[j].kind
-		case !aok:
-			return false
-		case !bok:
-			return true
+	byKind := func(list []manifest) {
+		sort.SliceStable(list, func(i, j int) bool {
+			a, aok := order[list[i].kind]
+			b, bok := order[list[j].kind]
+			switch {
+			case !aok && !bok:
+				return list[i].kind < list[j].kind
+			case !aok:
+				return false
+			case !bok:
+				return true
+			}
+			return a < b
+		})
+	}
+	byKind(manifests)
+	byKind(hooks)
+	var printed []manifest
+	printed = append(printed, manifests...)
+	for _, m := range hooks {
+		if !(skipTests && isTestHook(m.hooks)) {
+			printed = append(printed, m)
 		}
-		return a < b
-	})
+	}
 	var w bytes.Buffer
-	for _, m := range manifests {
-		fmt.Fprintf(&w, "---\n# Source: %s\n%s\n", m.source, m.content)
+	if asJSON {
+		w.WriteString("[")
+		for i, m := range printed {
+			doc, err := yaml.YAMLToJSON([]byte(m.content))
+			if err != nil {
+				return fmt.Errorf("YAML to JSON in %s: %w", m.source, err)
+			}
+			if i > 0 {
+				w.WriteString(",\n")
+			}
+			w.Write(doc)
+		}
+		w.WriteString("]\n")
+	} else {
+		for _, m := range printed {
+			fmt.Fprintf(&w, "---\n# Source: %s\n%s\n", m.source, m.content)
+		}
 	}
 	_, err = os.Stdout.Write(w.Bytes())
 	return err
 }
 
-type apiVersions struct{}
+// isTestHook is Helm's: a hook whose events include test (or the deprecated test-success).
+func isTestHook(events []string) bool {
+	for _, e := range events {
+		if e == "test" || e == "test-success" {
+			return true
+		}
+	}
+	return false
+}
 
-// Has reports the API versions every supported cluster serves.
-func (apiVersions) Has(v string) bool {
+type apiVersions struct{ extra map[string]bool }
+
+// Has reports the API versions every supported cluster serves, plus those given with --api-versions.
+func (a apiVersions) Has(v string) bool {
 	switch v {
 	case "v1", "apps/v1", "rbac.authorization.k8s.io/v1", "networking.k8s.io/v1", "policy/v1", "batch/v1":
 		return true
 	}
-	return false
+	return a.extra[v]
 }
 
 var sep = regexp.MustCompile("(?:^|\\s*\n)---\\s*")
@@ -337,27 +410,62 @@ func mergeMaps(a, b map[string]interface{}) map[string]interface{} {
 	return out
 }
 
-// coalesce fills dst (user values) from src (chart defaults): dst wins, maps merge, nulls in dst delete.
-func coalesce(dst, src map[string]interface{}) map[string]interface{} {
-	for key, val := range src {
-		if value, ok := dst[key]; ok {
+// coalesceValues is Helm's chartutil.CoalesceValues for a chart without dependencies: the user values v win;
+// for each key of the chart defaults, a user null deletes the key, user and default maps merge (coalesceTables),
+// a user map over a non-map default is kept (Helm warns), and a missing key is copied from the defaults.
+// Keys only the user has are kept as they are, null included.
+func coalesceValues(defaults, v map[string]interface{}) map[string]interface{} {
+	for key, val := range deepCopy(defaults).(map[string]interface{}) {
+		if value, ok := v[key]; ok {
 			if value == nil {
-				delete(dst, key)
-			} else if dv, ok := value.(map[string]interface{}); ok {
-				if sv, ok := val.(map[string]interface{}); ok {
-					coalesce(dv, sv)
+				delete(v, key)
+			} else if dest, ok := value.(map[string]interface{}); ok {
+				if src, ok := val.(map[string]interface{}); ok {
+					coalesceTables(dest, src)
 				}
 			}
 		} else {
-			dst[key] = val
+			v[key] = val
 		}
 	}
-	for key, value := range dst {
-		if value == nil {
+	return v
+}
+
+// coalesceTables merges src (defaults) into dst (user values, authoritative), as Helm's CoalesceTables.
+func coalesceTables(dst, src map[string]interface{}) {
+	for key, val := range src {
+		dv, ok := dst[key]
+		switch {
+		case ok && dv == nil:
 			delete(dst, key)
+		case !ok:
+			dst[key] = val
+		default:
+			dm, dstIsMap := dv.(map[string]interface{})
+			if sm, srcIsMap := val.(map[string]interface{}); srcIsMap && dstIsMap {
+				coalesceTables(dm, sm)
+			}
+			// Otherwise the user's value stands (Helm prints a warning when a map meets a non-map).
 		}
 	}
-	return dst
+}
+
+func deepCopy(v interface{}) interface{} {
+	switch t := v.(type) {
+	case map[string]interface{}:
+		out := make(map[string]interface{}, len(t))
+		for k, x := range t {
+			out[k] = deepCopy(x)
+		}
+		return out
+	case []interface{}:
+		out := make([]interface{}, len(t))
+		for i, x := range t {
+			out[i] = deepCopy(x)
+		}
+		return out
+	}
+	return v
 }
 
 func funcMap() template.FuncMap {

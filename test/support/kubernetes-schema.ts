@@ -11,6 +11,7 @@ import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPol
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Pod } from 'kubernetes-models/v1/Pod';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 
@@ -24,11 +25,12 @@ const factory =
   (data) =>
     new Model(data as never);
 
-/** apiVersion/kind → model, for every kind toolyard renders. */
+/** apiVersion/kind → model, for every kind toolyard renders (Pods: a chart's `helm test` pod). */
 export const KUBE_MODELS: Readonly<Record<string, ModelFactory>> = {
   'v1/ServiceAccount': factory(ServiceAccount),
   'v1/ConfigMap': factory(ConfigMap),
   'v1/Service': factory(Service),
+  'v1/Pod': factory(Pod),
   'apps/v1/Deployment': factory(Deployment),
   'apps/v1/StatefulSet': factory(StatefulSet),
   'rbac.authorization.k8s.io/v1/Role': factory(Role),

@@ -169,6 +169,8 @@ describe('MCP (in memory)', () => {
     await assert.rejects(h.client.callTool({ name: 'nope', arguments: {} }), (error: unknown) => {
       assert.ok(error instanceof McpError);
       assert.equal(error.code, ErrorCode.InvalidParams);
+      // The client prefixes "MCP error -32602:" itself; the server's message must not carry it too.
+      assert.equal(error.message, 'MCP error -32602: Unknown tool: nope');
       return true;
     });
   });

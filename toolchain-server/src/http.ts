@@ -5,18 +5,19 @@
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Server as McpSdkServer } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   isInitializeRequest,
   isJSONRPCRequest,
   type JSONRPCMessage,
-  JSONRPCMessageSchema,
+  type Server as McpSdkServer,
+  parseJSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type LogSink, stdoutSink } from './audit.ts';
 import type { ToolchainServerConfig } from './config.ts';
 import { createMcpServer } from './mcp.ts';
+import { createModernHandler, isModernRequest, serveModern } from './modern.ts';
 import { Toolchain, type ToolchainOptions } from './toolchain.ts';
 import { SessionTransport } from './transport.ts';
 
@@ -136,9 +137,14 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
     Math.min(sessionIdleMs, 60_000),
   );
   sweeper.unref();
+  const modern = createModernHandler(
+    () => createMcpServer(toolchain, log),
+    (error) => log({ event: 'mcp-rejected', message: error.message }),
+  );
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
     await app.closeSessions();
+    await modern.close();
   });
 
   // DNS rebinding: a browser tricked into talking to 127.0.0.1 still sends the attacker's Host/Origin.
@@ -220,15 +226,23 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
         'Not Acceptable: Accept must list application/json and text/event-stream',
       );
     const body = request.body;
+    if (isModernRequest(request.headers, body)) {
+      reply.hijack();
+      await serveModern(modern, request.headers, request.url, body, reply.raw);
+      return;
+    }
     const batch = Array.isArray(body);
     const raw: unknown[] = batch ? body : [body];
     if (raw.length === 0) return jsonRpcError(reply, 400, -32600, 'Invalid Request: empty batch');
     const messages: JSONRPCMessage[] = [];
     for (const item of raw) {
-      const parsed = JSONRPCMessageSchema.safeParse(item);
-      if (!parsed.success)
+      let message: JSONRPCMessage;
+      try {
+        message = parseJSONRPCMessage(item);
+      } catch {
         return jsonRpcError(reply, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
-      messages.push(parsed.data);
+      }
+      messages.push(message);
     }
     const initialize = messages.some(isInitializeRequest);
     let session: Session | undefined;

@@ -1,24 +1,24 @@
 /**
- * The MCP surface of a toolchain: one SDK `Server` per client session, all delegating to the shared Toolchain.
- * The low-level Server is used because the tool list and its JSON Schemas are computed once at start; nothing
- * is rebuilt per session or per call.
+ * The MCP surface of a toolchain: one SDK `Server` per legacy client session or per 2026-07-28 request, all
+ * delegating to the shared Toolchain. The low-level Server is used because the tool list and its JSON Schemas
+ * are computed once at start; nothing is rebuilt per session or per call.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
+  type JsonSchemaValidator,
+  type jsonSchemaValidator,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type ServerNotification,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+  type Tool,
+} from '@modelcontextprotocol/server';
 import type { LogSink } from './audit.ts';
 import { type Toolchain, UnknownToolError } from './toolchain.ts';
 import { SERVER_VERSION } from './version.ts';
 
 /** This server never elicits, so it needs no JSON Schema engine; avoids building one per session. */
 const noElicitationValidator: jsonSchemaValidator = {
-  getValidator() {
+  getValidator<T>(): JsonSchemaValidator<T> {
     return () => ({ valid: false, data: undefined, errorMessage: 'elicitation is not used by this server' });
   },
 };
@@ -35,9 +35,9 @@ export function createMcpServer(toolchain: Toolchain, log: LogSink): Server {
       jsonSchemaValidator: noElicitationValidator,
     },
   );
-  const tools = { tools: toolchain.listedTools as never[] };
-  server.setRequestHandler(ListToolsRequestSchema, () => tools);
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  const tools = { tools: toolchain.listedTools as unknown as Tool[] };
+  server.setRequestHandler('tools/list', () => tools);
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const progressToken = request.params._meta?.progressToken;
     const sendProgress =
       progressToken === undefined
@@ -47,24 +47,26 @@ export function createMcpServer(toolchain: Toolchain, log: LogSink): Server {
               method: 'notifications/progress',
               params: { progressToken, progress, message },
             };
-            extra.sendNotification(notification).catch(() => {
+            ctx.mcpReq.notify(notification).catch(() => {
               // the client went away; cancellation handles the rest
             });
           };
     try {
       return await toolchain.callTool(request.params.name, request.params.arguments, {
-        signal: extra.signal,
-        sessionId: extra.sessionId,
+        signal: ctx.mcpReq.signal,
+        sessionId: ctx.sessionId,
         sendProgress,
       });
     } catch (error) {
-      if (error instanceof UnknownToolError) throw new McpError(ErrorCode.InvalidParams, error.message);
+      // ProtocolError carries the bare message; the client adds its own "MCP error <code>:" prefix once.
+      if (error instanceof UnknownToolError)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
       log({
         event: 'internal-error',
         tool: request.params.name,
         message: (error as Error)?.message ?? String(error),
       });
-      throw new McpError(ErrorCode.InternalError, 'internal error while running the tool');
+      throw new ProtocolError(ProtocolErrorCode.InternalError, 'internal error while running the tool');
     }
   });
   return server;

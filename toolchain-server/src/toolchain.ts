@@ -2,7 +2,7 @@
  * The toolchain: tool registry, policy enforcement and process execution, free of HTTP and of MCP transport.
  * One instance per server process; MCP sessions share it but never share per-client state.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { type AuditRecord, hashSession, type LogSink, stdoutSink } from './audit.ts';
 import type { ToolchainServerConfig } from './config.ts';

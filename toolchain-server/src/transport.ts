@@ -8,7 +8,6 @@
  * which aborts the tool call and kills its process group.
  */
 import type { ServerResponse } from 'node:http';
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isJSONRPCErrorResponse,
   isJSONRPCNotification,
@@ -16,7 +15,9 @@ import {
   isJSONRPCResultResponse,
   type JSONRPCMessage,
   type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/server';
 
 class PendingPost {
   readonly ids = new Set<RequestId>();

@@ -25,12 +25,89 @@ it, or .Values.fullnameOverride. Every object name is this name or this name plu
 {{- end }}
 
 {{/*
-Name of a part of the agent: "<fullname>-<suffix>", truncated to 63 characters for names that must be DNS
-labels (Services, StatefulSets) or 253 for DNS subdomains (ConfigMaps, Roles, …).
-Argument: (list $ "suffix" 63).
+Name of an object: "<fullname>-<suffix>" (the full name itself when suffix is ""), at most max characters: 63
+for names that must be DNS labels (Services, Pods), 52 for StatefulSets (whose pods' controller-revision-hash
+label adds 11), 253 for DNS subdomains (ConfigMaps, Roles, …). A name that would be longer keeps its suffix and
+gets an 8-character hash of the untruncated name in place of the full name's end, so the names of different
+objects stay different for every release name Helm allows. Argument: (list $ "suffix" 63).
 */}}
 {{- define "web-infra.componentName" -}}
-{{- printf "%s-%s" (include "web-infra.fullname" (index . 0)) (index . 1) | trunc (index . 2) | trimSuffix "-" }}
+{{- $fullname := include "web-infra.fullname" (index . 0) }}
+{{- $suffix := index . 1 }}
+{{- $max := index . 2 | int }}
+{{- $name := $fullname }}
+{{- if $suffix }}
+{{- $name = printf "%s-%s" $fullname $suffix }}
+{{- end }}
+{{- if le (len $name) $max }}
+{{- $name }}
+{{- else }}
+{{- $tail := printf "-%s" ($name | sha256sum | trunc 8) }}
+{{- if $suffix }}
+{{- $tail = printf "%s-%s" $tail $suffix }}
+{{- end }}
+{{- printf "%s%s" ($fullname | trunc (sub $max (len $tail) | int) | trimSuffix "-") $tail }}
+{{- end }}
+{{- end }}
+
+{{/*
+ServiceAccount of a component: the one the chart creates (named .serviceAccount.name, else the generated
+name), or with create: false an existing one, which must be named — pods never fall back to the namespace's
+"default". Argument: (dict "serviceAccount" .Values…serviceAccount "generated" "<name>" "key" "agent.serviceAccount").
+*/}}
+{{- define "web-infra.serviceAccountName" -}}
+{{- if .serviceAccount.create }}
+{{- .serviceAccount.name | default .generated }}
+{{- else }}
+{{- required (printf "%s.name: name the existing ServiceAccount to use when %s.create is false" .key .key) .serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+Name of a Secret the spec references, through .Values.secretNames. Argument: (list $ "name-in-the-spec").
+*/}}
+{{- define "web-infra.secretName" -}}
+{{- $name := index . 1 }}
+{{- required (printf "secretNames.%s: the name of the Secret to use for %q is empty" $name $name) (index (index . 0).Values.secretNames $name) }}
+{{- end }}
+
+{{/*
+Image pull secrets of every pod: global.imagePullSecrets, then imagePullSecrets, each a name or {name: …},
+without duplicates, as a YAML list; empty output when there are none.
+*/}}
+{{- define "web-infra.imagePullSecrets" -}}
+{{- $names := list }}
+{{- range concat (.Values.global.imagePullSecrets | default list) (.Values.imagePullSecrets | default list) }}
+{{- $name := . }}
+{{- if kindIs "map" . }}
+{{- $name = .name }}
+{{- end }}
+{{- if and $name (not (has $name $names)) }}
+{{- $names = append $names $name }}
+{{- end }}
+{{- end }}
+{{- $secrets := list }}
+{{- range $names }}
+{{- $secrets = append $secrets (dict "name" .) }}
+{{- end }}
+{{- if $secrets }}
+{{- toYaml $secrets }}
+{{- end }}
+{{- end }}
+
+{{/*
+A pod or container security context from values (merged over the restricted defaults by Helm; null removes a
+field). On OpenShift, whose restricted SCC assigns user, group and fsGroup ids from the namespace's range,
+runAsUser, runAsGroup and fsGroup are left out: global.compatibility.openshift.adaptSecurityContext "force", or
+"auto" (the default) on a cluster serving security.openshift.io/v1. Argument: (dict "context" $ "securityContext" .Values…).
+*/}}
+{{- define "web-infra.securityContext" -}}
+{{- $securityContext := .securityContext | default dict }}
+{{- $adapt := dig "compatibility" "openshift" "adaptSecurityContext" "auto" .context.Values.global }}
+{{- if or (eq $adapt "force") (and (eq $adapt "auto") (.context.Capabilities.APIVersions.Has "security.openshift.io/v1")) }}
+{{- $securityContext = omit $securityContext "runAsUser" "runAsGroup" "fsGroup" }}
+{{- end }}
+{{- toYaml $securityContext }}
 {{- end }}
 
 {{/* Chart name and version, for the helm.sh/chart label. */}}

@@ -1,8 +1,14 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { generateChart, isSemver } from '../../../chart-generator/src/generate.ts';
-import { indexYaml, packageChart, parseEpoch } from '../../../chart-generator/src/package.ts';
+import {
+  type IndexEntry,
+  mergeIndexYaml,
+  packageChart,
+  parseEpoch,
+} from '../../../chart-generator/src/package.ts';
 import type { Io } from '../io.ts';
 import { renderSpecs } from '../render-specs.ts';
 import { UsageError } from '../usage-error.ts';
@@ -20,9 +26,10 @@ Options:
   -o, --output DIR       output directory (default: charts)
       --version X        chart version, SemVer 2 (default: 0.1.0)
       --app-version Y    appVersion (default: the chart version)
-      --package          also write DIR/<name>-<version>.tgz and DIR/index.yaml (a Helm repository index);
-                         archives are deterministic, "created" comes from SOURCE_DATE_EPOCH
-                         (default 2024-01-01T00:00:00Z)
+      --package          also write DIR/<name>-<version>.tgz and DIR/index.yaml (a Helm repository index),
+                         merged into an existing DIR/index.yaml: other charts and versions are kept, a
+                         version packaged again is replaced; archives are deterministic, "created"
+                         comes from SOURCE_DATE_EPOCH (default 2024-01-01T00:00:00Z)
       --url URL          base URL of the chart repository, for index.yaml's urls (default: relative)`;
 
 export async function chartCommand(argv: readonly string[], io: Io): Promise<number> {
@@ -49,7 +56,7 @@ export async function chartCommand(argv: readonly string[], io: Io): Promise<num
   const rendered = await renderSpecs(positionals, io);
   if (!rendered) return 1;
   const outputs: OutputFile[] = [];
-  const index: Parameters<typeof indexYaml>[0][number][] = [];
+  const index: IndexEntry[] = [];
   for (const { rendered: result } of rendered) {
     const chart = generateChart(result, {
       version: values.version,
@@ -68,11 +75,32 @@ export async function chartCommand(argv: readonly string[], io: Io): Promise<num
       });
     }
   }
+  let indexExisted = false;
   if (values.package) {
-    outputs.push({ path: join(values.output, 'index.yaml'), content: indexYaml(index, epoch, values.url) });
+    const indexPath = join(values.output, 'index.yaml');
+    let existing: string | undefined;
+    try {
+      existing = await readFile(indexPath, 'utf8');
+      indexExisted = true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    let content: string;
+    try {
+      content = mergeIndexYaml(existing, index, epoch, values.url);
+    } catch (error) {
+      io.stderr(`${indexPath}: ${(error as Error).message}`);
+      io.stderr(
+        'hint: --package merges into an existing Helm repository index; move the file away to start a new one',
+      );
+      return 1;
+    }
+    outputs.push({ path: indexPath, content });
   }
   await writeFilesAtomically(outputs);
   for (const { spec } of rendered) io.stderr(`wrote ${join(values.output, spec.agent.metadata.name)}/`);
-  if (values.package) io.stderr(`wrote ${join(values.output, 'index.yaml')}`);
+  if (values.package) {
+    io.stderr(`${indexExisted ? 'updated' : 'wrote'} ${join(values.output, 'index.yaml')}`);
+  }
   return 0;
 }

@@ -115,5 +115,40 @@ export type ExecResult = z.infer<typeof execResultSchema>;
 export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
-  return json;
+  return singleTypeSchema(json) as Record<string, unknown>;
+}
+
+/** Keywords that describe a value rather than constrain one; they stay beside an `anyOf`. */
+const ANNOTATIONS = new Set([
+  'title',
+  'description',
+  'default',
+  'examples',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
+
+/**
+ * Rewrites every `type: [A, B]` (zod's spelling of a nullable string) as `anyOf` branches with one `type`
+ * each: clients that map tool schemas onto a single-`type` dialect (Gemini's function declarations, the
+ * Inspector's strict mode) accept only that form.
+ */
+export function singleTypeSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(singleTypeSchema);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node))
+    out[key] = key === 'type' ? value : singleTypeSchema(value);
+  if (!Array.isArray(out.type)) return out;
+  const annotations: Record<string, unknown> = {};
+  const constraints: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(out)) {
+    if (key === 'type') continue;
+    (ANNOTATIONS.has(key) ? annotations : constraints)[key] = value;
+  }
+  const branches = (out.type as string[]).map((type) =>
+    type === 'null' ? { type } : { type, ...constraints },
+  );
+  return { ...annotations, anyOf: branches };
 }
