@@ -153,7 +153,7 @@ describe('the playground app', { skip }, () => {
     assert.match(await editorText(page), /\n {6}injectServer: false\n/);
     await page
       .locator('toolyard-playground[data-state="valid"]')
-      .waitFor({ timeout: 5000 })
+      .waitFor({ timeout: 30_000 })
       .catch(async (error: Error) => {
         throw new Error(
           `${error.message}\n${await page.locator('.ty-problems').textContent()}\n${await editorText(page)}`,

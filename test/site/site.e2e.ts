@@ -207,7 +207,7 @@ describe('site build', () => {
     }
   });
 
-  test('the examples gallery has a page per example with its rendered Deployment or StatefulSet', () => {
+  test('the examples gallery has a page per example with its rendered workload and pod diagram', () => {
     const examples = readdirSync(join(REPO, 'examples')).filter((f) => f.endsWith('.yaml'));
     for (const file of examples) {
       const page = join(SITE_DIST, 'examples', file.replace(/\.yaml$/, ''), 'index.html');
@@ -215,6 +215,8 @@ describe('site build', () => {
       const html = readFileSync(page, 'utf8');
       assert.match(html, /Deployment|StatefulSet/);
       assert.match(html, /href="\/playground\/#spec=/);
+      // The playground's pod diagram component, rendered at build time.
+      assert.match(html, /<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" class="tyd" role="img"/);
     }
   });
 
