@@ -10,7 +10,15 @@ import { createEditor, goToLine, type LineProblem, showProblems } from './editor
 import { type PreviewResult, previewSpec, type SpecDiagnostic } from './preview.ts';
 import { resizableSplit } from './split.ts';
 import { decodeSpecFragment, encodeSpecFragment } from './url-state.ts';
-import { outputViews, type RenderSnapshot, snapshotOf, type ViewState } from './views.ts';
+import {
+  copyText,
+  outputViews,
+  type RenderSnapshot,
+  shownText,
+  snapshotOf,
+  type ViewState,
+  viewStructure,
+} from './views.ts';
 
 interface Example {
   readonly name: string;
@@ -55,12 +63,15 @@ class ToolyardPlayground extends HTMLElement {
     },
   };
   private examples: readonly Example[] = [];
-  private pendingRender: ReturnType<typeof setTimeout> | undefined;
+  private pendingRender = false;
   /** What the editor and the output last showed, to leave them alone when an edit changes neither. */
   private shownProblems = '';
   private shownOutput = '';
+  private shownStructure = '';
   private hashTimer: ReturnType<typeof setTimeout> | undefined;
   private status!: HTMLElement;
+  /** The last render's time: beside the status, not in it, so a screen reader does not hear it per keystroke. */
+  private timing!: HTMLElement;
   private problems!: HTMLElement;
   private output!: HTMLElement;
   private exampleSelect!: HTMLSelectElement;
@@ -115,6 +126,7 @@ class ToolyardPlayground extends HTMLElement {
 
   private buildShell(): void {
     this.status = h('p', { class: 'ty-status', role: 'status', 'aria-live': 'polite' });
+    this.timing = h('span', { class: 'ty-timing' });
     this.exampleSelect = h(
       'select',
       { id: 'ty-example' },
@@ -145,6 +157,12 @@ class ToolyardPlayground extends HTMLElement {
     });
     this.problems = h('div', { class: 'ty-problems' });
     this.output = h('div', { class: 'ty-output' });
+    this.output.addEventListener('click', (event) => {
+      const button = (event.target as Element).closest<HTMLElement>('[data-copy]');
+      const good = this.store.lastGood;
+      const found = button && good ? copyText(good.agents, button.dataset['copy']!) : undefined;
+      if (found) this.copy(found.text, found.label);
+    });
     const layout = h(
       'div',
       { class: 'ty-layout' },
@@ -183,7 +201,7 @@ class ToolyardPlayground extends HTMLElement {
         copyLink,
         this.downloadReason,
       ),
-      this.status,
+      h('div', { class: 'ty-status-line' }, this.status, this.timing),
       layout,
     );
   }
@@ -195,13 +213,15 @@ class ToolyardPlayground extends HTMLElement {
   }
 
   private scheduleRender(): void {
-    // Coalesces the changes of one task (a paste, a multi-cursor edit) into one render, then renders right
-    // away: validation and rendering take a few milliseconds, well under the gap between keystrokes.
-    if (this.pendingRender !== undefined) return;
-    this.pendingRender = setTimeout(() => {
-      this.pendingRender = undefined;
+    // Renders once the editor's update is done, in the same task: the changes of one task (a paste, a
+    // multi-cursor edit) coalesce into one render, and the next frame paints the editor and the output
+    // together. (A timer would let a frame paint the editor alone first, and the output one frame later.)
+    if (this.pendingRender) return;
+    this.pendingRender = true;
+    queueMicrotask(() => {
+      this.pendingRender = false;
       this.renderNow();
-    }, 0);
+    });
     clearTimeout(this.hashTimer);
     this.hashTimer = setTimeout(() => void this.updateUrl(), 300);
   }
@@ -250,13 +270,14 @@ class ToolyardPlayground extends HTMLElement {
     this.downloadReason.textContent = result.ok
       ? ''
       : 'Downloads are off while the spec has problems: they would not be the spec you are editing.';
-    if (result.ok) {
-      const count = result.agents.reduce((n, a) => n + a.objects.length, 0);
-      this.status.textContent = `Rendered ${count} objects in ${renderMs.toFixed(1)} ms.`;
-    } else {
-      const n = result.diagnostics.length;
-      this.status.textContent = `${n} problem${n === 1 ? '' : 's'} in the spec${store.lastGood ? '; showing the last valid render' : ''}.`;
-    }
+    const count = result.ok ? result.agents.reduce((n, a) => n + a.objects.length, 0) : 0;
+    const n = result.ok ? 0 : result.diagnostics.length;
+    const status = result.ok
+      ? `Rendered ${count} objects.`
+      : `${n} problem${n === 1 ? '' : 's'} in the spec${store.lastGood ? '; showing the last valid render' : ''}.`;
+    // Announced when it changes, not on every keystroke that leaves it the same.
+    if (this.status.textContent !== status) this.status.textContent = status;
+    this.timing.textContent = `validated and rendered in ${renderMs.toFixed(1)} ms`;
     const detail: RenderedEventDetail = { ok: result.ok, renderMs, revision: store.revision };
     this.dispatchEvent(new CustomEvent('toolyard:rendered', { detail, bubbles: true }));
   }
@@ -311,6 +332,16 @@ class ToolyardPlayground extends HTMLElement {
       return;
     }
     const stale = !store.result?.ok;
+    // Typing usually changes the text shown, not what the views are made of: then only that text changes,
+    // which keeps the work of a keystroke to the pane's one `<pre>`.
+    const structure = `${stale}\u0000${viewStructure(good.agents, store.views)}`;
+    const pre = this.output.querySelector<HTMLElement>('[role="tabpanel"] [role="tabpanel"] pre');
+    const text = shownText(good.agents, store.views);
+    if (structure === this.shownStructure && pre && text !== undefined) {
+      if (pre.textContent !== text) pre.textContent = text;
+      return;
+    }
+    this.shownStructure = structure;
     const banner = stale
       ? h('p', { class: 'ty-stale', role: 'note' }, 'The spec has problems; this is the last valid render.')
       : '';
@@ -321,11 +352,14 @@ class ToolyardPlayground extends HTMLElement {
         state: store.views,
         previous: store.previous,
         pinned: store.pinned,
-        refresh: () => this.renderOutput(),
-        copy: (text, what) => this.copy(text, what),
+        refresh: () => {
+          this.shownStructure = '';
+          this.renderOutput();
+        },
         pin: () => {
           store.pinned = snapshotOf(good.agents, `pinned at ${time()}`);
           store.views.diffAgainst = 'pinned';
+          this.shownStructure = '';
           this.renderOutput();
         },
       }),

@@ -42,6 +42,28 @@ export interface RenderedAgent {
   readonly rendered: RenderResult;
 }
 
+/**
+ * Each object's YAML, by its content: `toYamlDocuments` writes each object on its own (cdk8s's
+ * `Yaml.stringify` joins the documents with `---\n`), and an edit usually changes one or two objects of a
+ * render, so the others are not written again. The browser test compares the result with `toolyard synth`.
+ */
+const yamlByContent = new Map<string, string>();
+const MAX_CACHED = 2000;
+
+function objectYaml(object: KubeObject): string {
+  // JSON drops `undefined`; the YAML keeps it (as null), so it must be part of the key.
+  const key = JSON.stringify(object, (_, value: unknown) =>
+    value === undefined ? '\u0000undefined' : value,
+  );
+  let yaml = yamlByContent.get(key);
+  if (yaml === undefined) {
+    yaml = toYamlDocuments([object]);
+    if (yamlByContent.size >= MAX_CACHED) yamlByContent.clear();
+    yamlByContent.set(key, yaml);
+  }
+  return yaml;
+}
+
 export type PreviewResult =
   | { readonly ok: true; readonly agents: readonly RenderedAgent[]; readonly yaml: string }
   | { readonly ok: false; readonly diagnostics: readonly SpecDiagnostic[] };
@@ -62,12 +84,12 @@ export function previewSpec(text: string, file = 'spec.yaml'): PreviewResult {
   try {
     const agents = checked.specs.map((spec): RenderedAgent => {
       const result = renderAgent(spec.agent);
-      const yaml = toYamlDocuments(result.objects);
+      const objectYamls = result.objects.map(objectYaml);
       return {
         name: spec.agent.metadata.name,
         objects: result.objects,
-        objectYaml: yaml.split(/^---\n/m),
-        yaml,
+        objectYaml: objectYamls,
+        yaml: objectYamls.join('---\n'),
         warnings: result.warnings.map((w) => ({ ...w, line: spec.lineOf(w.path) })),
         acknowledged: result.acknowledgedWarnings,
         report: explainAgent(result.plan),

@@ -31,7 +31,6 @@ export interface ViewInput {
   readonly pinned: RenderSnapshot | undefined;
   /** Re-renders the output after a view change. */
   readonly refresh: () => void;
-  readonly copy: (text: string, what: string) => void;
   readonly pin: () => void;
 }
 
@@ -55,10 +54,71 @@ function markup(content: Html, className: string): HTMLElement {
   return element;
 }
 
-function copyButton(label: string, onCopy: () => void): HTMLButtonElement {
-  const button = h('button', { type: 'button', class: 'ty-button ty-copy' }, label);
-  button.addEventListener('click', onCopy);
-  return button;
+/**
+ * A copy button names what it copies (`data-copy`); the playground resolves it against the current render
+ * when clicked, so a button kept across renders never copies an old one.
+ */
+function copyButton(label: string, what: string): HTMLButtonElement {
+  return h('button', { type: 'button', class: 'ty-button ty-copy', 'data-copy': what }, label);
+}
+
+/** The text a `data-copy` names, from this render. */
+export function copyText(
+  agents: readonly RenderedAgent[],
+  what: string,
+): { text: string; label: string } | undefined {
+  if (what === 'all') return { text: agents.map((a) => a.yaml).join('---\n'), label: 'all manifests' };
+  for (const agent of agents) {
+    for (const [index, object] of agent.objects.entries()) {
+      if (what === `object:${objectId(agent, index)}`)
+        return { text: agent.objectYaml[index]!, label: `${object.kind} ${object.metadata.name}` };
+    }
+    for (const file of agent.mcpConfigs) {
+      if (what === `config:${agent.name}/${file.configMapKey}`)
+        return { text: file.content, label: `${file.fileName} of ${file.backend}` };
+    }
+  }
+  return undefined;
+}
+
+/** What the selected object or config shows: the text of the `<pre>` the views put in its panel. */
+export function shownText(agents: readonly RenderedAgent[], state: ViewState): string | undefined {
+  if (state.view === 'manifests') {
+    const id = selectedObject(agents, state);
+    return id === undefined ? undefined : copyText(agents, `object:${id}`)?.text;
+  }
+  if (state.view === 'mcp') {
+    const id = state.selectedConfig ?? firstConfig(agents);
+    return id === undefined ? undefined : copyText(agents, `config:${id}`)?.text;
+  }
+  return undefined;
+}
+
+function selectedObject(agents: readonly RenderedAgent[], state: ViewState): string | undefined {
+  const ids = new Set(agents.flatMap((a) => a.objects.map((_, i) => objectId(a, i))));
+  return state.selectedObject && ids.has(state.selectedObject) ? state.selectedObject : defaultObject(agents);
+}
+
+function firstConfig(agents: readonly RenderedAgent[]): string | undefined {
+  const agent = agents.find((a) => a.mcpConfigs.length > 0);
+  return agent ? `${agent.name}/${agent.mcpConfigs[0]!.configMapKey}` : undefined;
+}
+
+/**
+ * What the views are made of, apart from the text they show: the same structure means an edit can update the
+ * shown text in place instead of building the views again.
+ */
+export function viewStructure(agents: readonly RenderedAgent[], state: ViewState): string {
+  return JSON.stringify([
+    state,
+    selectedObject(agents, state),
+    agents.map((a) => [
+      a.name,
+      a.objects.map((_, i) => objectId(a, i)),
+      a.mcpConfigs.map((f) => f.configMapKey),
+      a.warnings.length,
+    ]),
+  ]);
 }
 
 /** The workload is what people look for first. */
@@ -84,34 +144,20 @@ function manifests(input: ViewInput): Node {
           h(
             'div',
             { class: 'ty-actions' },
-            copyButton(`Copy ${object.kind} ${object.metadata.name}`, () =>
-              input.copy(agent.objectYaml[index]!, `${object.kind} ${object.metadata.name}`),
-            ),
+            copyButton(`Copy ${object.kind} ${object.metadata.name}`, `object:${objectId(agent, index)}`),
           ),
           h('pre', { class: 'ty-code', 'data-kind': object.kind, tabindex: '0' }, agent.objectYaml[index]!),
         ),
     })),
   );
-  const ids = new Set(items.map((t) => t.id));
-  const all = agents.map((a) => a.yaml).join('---\n');
   return h(
     'div',
     {},
-    h(
-      'div',
-      { class: 'ty-actions' },
-      copyButton('Copy all manifests', () => input.copy(all, 'all manifests')),
-    ),
-    tabs(
-      'ty-object',
-      'Objects',
-      items,
-      state.selectedObject && ids.has(state.selectedObject) ? state.selectedObject : defaultObject(agents),
-      (id) => {
-        state.selectedObject = id;
-        input.refresh();
-      },
-    ),
+    h('div', { class: 'ty-actions' }, copyButton('Copy all manifests', 'all')),
+    tabs('ty-object', 'Objects', items, selectedObject(agents, state), (id) => {
+      state.selectedObject = id;
+      input.refresh();
+    }),
   );
 }
 
@@ -129,8 +175,9 @@ function mcpConfigs(input: ViewInput): Node {
           h(
             'div',
             { class: 'ty-actions' },
-            copyButton(`Copy ${file.fileName} of ${file.backend}`, () =>
-              input.copy(file.content, `${file.fileName} of ${file.backend}`),
+            copyButton(
+              `Copy ${file.fileName} of ${file.backend}`,
+              `config:${agent.name}/${file.configMapKey}`,
             ),
           ),
           h('pre', { class: 'ty-code', tabindex: '0' }, file.content),
