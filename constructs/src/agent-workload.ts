@@ -38,7 +38,7 @@ export class AgentWorkload extends Construct {
     const annotations = Object.keys(plan.annotations).length > 0 ? { annotations: plan.annotations } : {};
     const metadata = { name: names.workload, namespace: plan.namespace, labels, ...annotations };
 
-    const backends = plan.backends.map((b) => backendContainer(plan, b, mcpClientConfigs.fileFor(b.name)));
+    const backends = plan.backends.map((b) => backendContainer(plan, b, mcpClientConfigs.configFor(b.name)));
     const injects = plan.toolchains.some((t) => t.injectServer);
     const volume = plan.workspace.volume;
     const workspaceVolumes: k8s.Volume[] =

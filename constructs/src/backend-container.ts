@@ -1,8 +1,8 @@
-/** The container of a model backend: its image, its MCP client config, gateway tokens by reference. */
+/** The container of a model backend: its image, its MCP client config mounts, gateway tokens by reference. */
 import type { k8s } from 'cdk8s-plus-28';
 import { plainEnv, probes, resourceRequirements, scratchVolumes, secretEnv } from './container-parts.ts';
 import { PATHS } from './defaults.ts';
-import type { McpClientConfigFile } from './mcp-client-configs.ts';
+import type { BackendClientConfig } from './mcp-client-configs.ts';
 import type { AgentPlan, PlannedBackend } from './plan.ts';
 import { restrictedContainerSecurityContext } from './security.ts';
 
@@ -13,29 +13,58 @@ export interface BackendContainerParts {
   readonly volumes: readonly k8s.Volume[];
 }
 
-/** Environment variables that tell each backend family where its generated config is. */
-function configLocationEnv(backend: PlannedBackend, file: McpClientConfigFile): Record<string, string> {
-  const path = `${backend.mcpConfigPath}/${file.fileName}`;
-  switch (backend.type) {
-    case 'openai':
-      return { TOOLYARD_MCP_CONFIG: path, CODEX_HOME: backend.mcpConfigPath };
-    case 'gemini':
-      return { TOOLYARD_MCP_CONFIG: path, GEMINI_CLI_SYSTEM_SETTINGS_PATH: path };
-    case 'claude':
-    case 'custom':
-      return { TOOLYARD_MCP_CONFIG: path };
-  }
+/**
+ * git in backend containers ignores hooks and fsmonitor commands, whatever a `.git/config` or `.git/hooks` in the
+ * shared workspace says (code in a toolchain can write both): configuration from the environment outranks every
+ * config file. The workspace root itself belongs to root (the kubelet creates it; `fsGroup` only sets its
+ * group), so git's ownership check would refuse a repository checked out there; it is declared safe, by its
+ * exact path.
+ */
+export function gitHardeningEnv(workspaceMountPath: string): Record<string, string> {
+  const settings: [string, string][] = [
+    ['core.hooksPath', '/dev/null'],
+    ['core.fsmonitor', 'false'],
+    ['safe.directory', workspaceMountPath],
+  ];
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(settings.length) };
+  settings.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
+}
+
+/** Every variable toolyard sets in a backend container, before the spec's own. */
+export function backendBaseEnv(plan: AgentPlan, config: BackendClientConfig): Record<string, string> {
+  return { HOME: PATHS.home, TMPDIR: PATHS.tmp, ...config.env, ...gitHardeningEnv(plan.workspace.mountPath) };
+}
+
+function configVolume(plan: AgentPlan, config: BackendClientConfig, name: string): k8s.Volume {
+  return {
+    name,
+    configMap: {
+      name: plan.names.mcpClientConfigMap,
+      items: config.files.map((file) => ({ key: file.configMapKey, path: file.fileName })),
+    },
+  };
+}
+
+function configMount(config: BackendClientConfig, name: string): k8s.VolumeMount {
+  const mount = config.mount;
+  return mount.kind === 'directory'
+    ? { name, mountPath: mount.path, readOnly: true }
+    : { name, mountPath: mount.path, subPath: mount.fileName, readOnly: true };
 }
 
 export function backendContainer(
   plan: AgentPlan,
   backend: PlannedBackend,
-  configFile: McpClientConfigFile,
+  config: BackendClientConfig,
 ): BackendContainerParts {
   const scratch = scratchVolumes(backend.name);
   const mcpVolume = `${backend.name}-mcp`;
-  const gatewayTokens = plan.gateways.flatMap((g) =>
-    g.auth ? [{ env: g.auth.backendEnv, secretName: g.auth.secret.name, key: g.auth.secret.key }] : [],
+  const serverTokens = [...plan.toolchains, ...plan.gateways].flatMap((s) =>
+    s.auth ? [{ env: s.auth.backendEnv, secretName: s.auth.secret.name, key: s.auth.secret.key }] : [],
   );
   const container: k8s.Container = {
     name: backend.name,
@@ -45,37 +74,23 @@ export function backendContainer(
     ...(backend.args ? { args: [...backend.args] } : {}),
     ports: [{ name: portName(backend), containerPort: backend.port, protocol: 'TCP' }],
     env: [
-      ...plainEnv({
-        HOME: PATHS.home,
-        TMPDIR: PATHS.tmp,
-        ...configLocationEnv(backend, configFile),
-        ...backend.env,
-      }),
+      ...plainEnv({ ...backendBaseEnv(plan, config), ...backend.env }),
       ...secretEnv(backend.secretEnv),
-      ...secretEnv(gatewayTokens),
+      ...secretEnv(serverTokens),
     ],
     resources: resourceRequirements(backend.resources),
     securityContext: restrictedContainerSecurityContext(),
     volumeMounts: [
       { name: 'workspace', mountPath: plan.workspace.mountPath },
       ...scratch.mounts,
-      { name: mcpVolume, mountPath: backend.mcpConfigPath, readOnly: true },
+      configMount(config, mcpVolume),
       ...(plan.rbacPreset !== 'none'
         ? [{ name: SERVICE_ACCOUNT_VOLUME, mountPath: PATHS.serviceAccount, readOnly: true }]
         : []),
     ],
     ...probes(backend.port, backend.healthPath),
   };
-  const volumes: k8s.Volume[] = [
-    ...scratch.volumes,
-    {
-      name: mcpVolume,
-      configMap: {
-        name: plan.names.mcpClientConfigMap,
-        items: [{ key: configFile.configMapKey, path: configFile.fileName }],
-      },
-    },
-  ];
+  const volumes: k8s.Volume[] = [...scratch.volumes, configVolume(plan, config, mcpVolume)];
   return { container, volumes };
 }
 

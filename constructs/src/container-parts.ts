@@ -1,7 +1,7 @@
 /** Small builders for the parts every generated container shares: env, resources, probes, scratch volumes. */
 import { k8s } from 'cdk8s-plus-28';
 import type { Resources } from '../../schema/src/types.generated.ts';
-import { PATHS } from './defaults.ts';
+import { PATHS, TOKEN_FILE_MODE, TOKEN_FILE_NAME } from './defaults.ts';
 import type { SecretRef } from './plan.ts';
 
 export function plainEnv(env: Readonly<Record<string, string>>): k8s.EnvVar[] {
@@ -56,6 +56,27 @@ export function scratchVolumes(container: string): { volumes: k8s.Volume[]; moun
       { name: `${container}-tmp`, mountPath: PATHS.tmp },
       { name: `${container}-home`, mountPath: PATHS.home },
     ],
+  };
+}
+
+/**
+ * A bearer token as a file: one key of a Secret, projected read-only at `PATHS.authDir/token` with mode 0440
+ * (root-owned, group fsGroup), so the container's user reads it and it never enters an environment.
+ */
+export function tokenFile(
+  volumeName: string,
+  secret: { readonly name: string; readonly key: string },
+): { volume: k8s.Volume; mount: k8s.VolumeMount } {
+  return {
+    volume: {
+      name: volumeName,
+      secret: {
+        secretName: secret.name,
+        items: [{ key: secret.key, path: TOKEN_FILE_NAME, mode: TOKEN_FILE_MODE }],
+        defaultMode: TOKEN_FILE_MODE,
+      },
+    },
+    mount: { name: volumeName, mountPath: PATHS.authDir, readOnly: true },
   };
 }
 

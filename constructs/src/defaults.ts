@@ -11,7 +11,13 @@ export const DEFAULT_CLAIM_ACCESS_MODES = ['ReadWriteOnce'] as const;
 export const DEFAULT_MCP_CONFIG_PATH = '/etc/toolyard/mcp';
 export const DEFAULT_GATEWAY_PATH = '/mcp';
 export const DEFAULT_GATEWAY_REPLICAS = 1;
-export const DEFAULT_GATEWAY_TOKEN_ENV = 'MCP_BEARER_TOKEN';
+export const DEFAULT_GATEWAY_PRE_APPROVED = true;
+export const DEFAULT_GATEWAY_TOOL_TIMEOUT_SECONDS = 600;
+/**
+ * Added to a toolchain's `maxTimeoutSeconds` for the client-side tool timeout, so a long call always ends by
+ * the toolchain's own timeout (which kills the process group and reports it), never by the client giving up.
+ */
+export const CLIENT_TIMEOUT_MARGIN_SECONDS = 60;
 export const DEFAULT_PULL_POLICY = 'IfNotPresent';
 export const HEALTH_PORT_OFFSET = 1000;
 
@@ -51,14 +57,33 @@ export const DEFAULT_TOOLCHAIN_SERVER_IMAGE = {
   tag: '0.1.0',
 } as const;
 
+/** Where each CLI reads its system-wide (managed) configuration; toolyard mounts its generated files there. */
+export const CLIENT_CONFIG_PATHS = {
+  claudeCode: '/etc/claude-code',
+  codex: '/etc/codex',
+  geminiCliSettings: '/etc/gemini-cli/settings.json',
+} as const;
+
 /** Fixed paths inside generated containers. */
 export const PATHS = {
   home: '/home/toolyard',
   tmp: '/tmp',
   serverBundle: '/opt/toolyard',
   toolchainConfigDir: '/etc/toolyard/toolchain',
+  /** Where a toolchain's or a deployed gateway's bearer token is mounted, as the file `token`. */
+  authDir: '/etc/toolyard/auth',
   serviceAccount: '/var/run/secrets/kubernetes.io/serviceaccount',
 } as const;
+
+/** The file, under `PATHS.authDir`, that holds a bearer token. */
+export const TOKEN_FILE_NAME = 'token';
+/**
+ * Mode of a mounted token file: owner root, group fsGroup (65532), readable by the group only. 0400 would
+ * leave it to kubelet's fsGroup handling to add the group bit; 0440 says what the container actually gets.
+ */
+export const TOKEN_FILE_MODE = 0o440;
+/** The variable that names a deployed gateway's token file (a path, not the token). */
+export const BEARER_TOKEN_FILE_ENV = 'TOOLYARD_BEARER_TOKEN_FILE';
 
 /** The uid/gid every generated container runs as (the conventional "nonroot" id of distroless images). */
 export const RUN_AS_ID = 65532;

@@ -2,6 +2,7 @@
  * What was generated and why, as data: per pod its containers, effective egress and mounted credentials,
  * and per ServiceAccount what it can do. The CLI prints it; the site renders it as tables.
  */
+import { PATHS, TOKEN_FILE_NAME } from './defaults.ts';
 import { allPodEgress, describeDestination, describePorts, type PodEgress } from './effective-egress.ts';
 import { type AgentPlan, deployedGateways } from './plan.ts';
 import { type PolicyRule, rulesFor } from './rbac-presets.ts';
@@ -46,11 +47,22 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
     plan.rbacPreset !== 'none'
       ? [`ServiceAccount token of "${plan.names.serviceAccount}" (${plan.rbacPreset})`]
       : [];
-  const gatewayTokens = plan.gateways.flatMap((g) =>
-    g.auth
-      ? [`secret ${g.auth.secret.name}/${g.auth.secret.key} as ${g.auth.backendEnv} (gateway "${g.name}")`]
-      : [],
-  );
+  const serverTokens = [
+    ...plan.toolchains.flatMap((t) =>
+      t.auth
+        ? [
+            `secret ${t.auth.secret.name}/${t.auth.secret.key} as ${t.auth.backendEnv} (toolchain "${t.name}")`,
+          ]
+        : [],
+    ),
+    ...plan.gateways.flatMap((g) =>
+      g.auth
+        ? [`secret ${g.auth.secret.name}/${g.auth.secret.key} as ${g.auth.backendEnv} (gateway "${g.name}")`]
+        : [],
+    ),
+  ];
+  const tokenFileNote = (secret: { name: string; key: string }) =>
+    `secret ${secret.name}/${secret.key} as file ${PATHS.authDir}/${TOKEN_FILE_NAME} (read-only, 0440)`;
   const agentContainers: ContainerReport[] = [
     ...plan.backends.map((b) => ({
       name: b.name,
@@ -59,7 +71,7 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
       listens: `pod IP :${b.port}`,
       credentials: [
         ...b.secretEnv.map((s) => `secret ${s.secretName}/${s.key} as ${s.env}`),
-        ...gatewayTokens,
+        ...serverTokens,
         ...tokenNote,
       ],
     })),
@@ -68,7 +80,7 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
       role: 'toolchain' as const,
       image: t.image.reference,
       listens: `127.0.0.1:${t.port} (MCP), pod IP :${t.healthPort} (probes only)`,
-      credentials: [],
+      credentials: t.auth ? [tokenFileNote(t.auth.secret)] : [],
     })),
   ];
   if (plan.toolchains.some((t) => t.injectServer)) {
@@ -99,7 +111,10 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
           image: g.image.reference,
           listens: `pod IP :${g.port} (${g.url})`,
           credentials: [
-            ...(g.auth ? [`secret ${g.auth.secret.name}/${g.auth.secret.key} as ${g.auth.gatewayEnv}`] : []),
+            ...(g.auth ? [tokenFileNote(g.auth.secret)] : []),
+            ...(g.auth?.gatewayEnv
+              ? [`secret ${g.auth.secret.name}/${g.auth.secret.key} as ${g.auth.gatewayEnv}`]
+              : []),
             ...g.secretEnv.map((s) => `secret ${s.secretName}/${s.key} as ${s.env}`),
             ...(g.kubernetes ? [`ServiceAccount token of "${g.objectName}" (${g.kubernetes.preset})`] : []),
           ],

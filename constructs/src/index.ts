@@ -29,6 +29,9 @@ export {
 export { KubernetesAccess, type KubernetesAccessProps } from './kubernetes-access.ts';
 export { McpClientConfigMap, type McpClientConfigMapProps } from './mcp-client-config-map.ts';
 export {
+  type BackendClientConfig,
+  backendClientConfigs,
+  type ClientConfigMount,
   type McpClientConfigFile,
   type McpServerEntry,
   mcpClientConfigFiles,

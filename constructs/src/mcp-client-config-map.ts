@@ -1,6 +1,10 @@
 import * as plus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { type McpClientConfigFile, mcpClientConfigFiles } from './mcp-client-configs.ts';
+import {
+  type BackendClientConfig,
+  backendClientConfigs,
+  type McpClientConfigFile,
+} from './mcp-client-configs.ts';
 import type { AgentPlan } from './plan.ts';
 
 export interface McpClientConfigMapProps {
@@ -8,15 +12,17 @@ export interface McpClientConfigMapProps {
   readonly plan: AgentPlan;
 }
 
-/** One ConfigMap holding every backend's MCP client config, keyed `<backend>.<file>`. */
+/** One ConfigMap holding every backend's MCP client config files, keyed `<backend>.<file>`. */
 export class McpClientConfigMap extends Construct {
+  readonly configs: readonly BackendClientConfig[];
   readonly files: readonly McpClientConfigFile[];
   readonly configMap: plus.ConfigMap;
 
   constructor(scope: Construct, id: string, props: McpClientConfigMapProps) {
     super(scope, id);
     const { plan } = props;
-    this.files = mcpClientConfigFiles(plan);
+    this.configs = backendClientConfigs(plan);
+    this.files = this.configs.flatMap((config) => config.files);
     this.configMap = new plus.ConfigMap(this, 'config-map', {
       metadata: {
         name: plan.names.mcpClientConfigMap,
@@ -28,9 +34,9 @@ export class McpClientConfigMap extends Construct {
     });
   }
 
-  fileFor(backend: string): McpClientConfigFile {
-    const file = this.files.find((f) => f.backend === backend);
-    if (!file) throw new Error(`internal error: no MCP client config for backend "${backend}"`);
-    return file;
+  configFor(backend: string): BackendClientConfig {
+    const config = this.configs.find((c) => c.backend === backend);
+    if (!config) throw new Error(`internal error: no MCP client config for backend "${backend}"`);
+    return config;
   }
 }

@@ -1,8 +1,15 @@
 /**
- * Backends' MCP client configs, one format per backend type. Every server is a streamable-HTTP endpoint:
- * toolchains on `http://127.0.0.1:<port>/mcp` inside the pod, gateways at their Service or declared URL.
- * Credentials appear only as references to environment variables, never as values.
+ * Backends' MCP client configs: for each backend type, the files its CLI reads from its own system-wide
+ * (managed) location, where they are mounted, and the environment that makes the stock CLI find, trust and use
+ * them in a headless run. Every server is a streamable-HTTP endpoint: toolchains on `http://127.0.0.1:<port>/mcp`
+ * inside the pod, gateways at their Service or declared URL. Credentials appear only as references to
+ * environment variables, never as values. The formats live in one file per CLI.
  */
+import { claudeCodeConfig } from './claude-code-config.ts';
+import { codexConfig } from './codex-config.ts';
+import { customBackendConfig } from './custom-backend-config.ts';
+import { CLIENT_TIMEOUT_MARGIN_SECONDS } from './defaults.ts';
+import { geminiCliConfig } from './gemini-cli-config.ts';
 import type { AgentPlan, BackendType, PlannedBackend } from './plan.ts';
 
 /** One MCP server as every format sees it. */
@@ -12,23 +19,64 @@ export interface McpServerEntry {
   readonly kind: 'toolchain' | 'gateway';
   /** Environment variable holding the bearer token, if the server needs one. */
   readonly tokenEnv?: string;
+  /** Calls run without an interactive approval (headless runs can call nothing else). */
+  readonly preApproved: boolean;
+  /** How long the client waits for one tool call. */
+  readonly toolTimeoutSeconds: number;
 }
 
+/** One generated file of one backend. */
 export interface McpClientConfigFile {
   readonly backend: string;
   readonly type: BackendType;
-  /** File name in the backend's config directory. */
+  /** File name in the backend's config mount, also the ConfigMap item path. */
   readonly fileName: string;
-  /** Key in the shared ConfigMap. */
+  /** Key in the shared ConfigMap: `<backend>.<fileName>`. */
   readonly configMapKey: string;
+  /** Absolute path of the file in the backend container. */
+  readonly path: string;
   readonly content: string;
 }
 
-const FILE_NAMES: Readonly<Record<BackendType, string>> = {
-  claude: 'mcp.json',
-  openai: 'config.toml',
-  gemini: 'settings.json',
-  custom: 'mcp.json',
+/** How a backend's files appear in its container. */
+export type ClientConfigMount =
+  | { readonly kind: 'directory'; readonly path: string }
+  /** A single file mounted by `subPath`: for CLIs that refuse settings in a group-writable directory. */
+  | { readonly kind: 'file'; readonly path: string; readonly fileName: string };
+
+export interface BackendClientConfig {
+  readonly backend: string;
+  readonly type: BackendType;
+  readonly files: readonly McpClientConfigFile[];
+  readonly mount: ClientConfigMount;
+  /** Variables the CLI needs to find and use the config in a headless run. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** What one format produces before it is placed: file contents by name, mount and env. */
+export interface ClientConfigDraft {
+  readonly files: Readonly<Record<string, string>>;
+  readonly mount: ClientConfigMount;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** A spec problem found while generating, at a JSON pointer below the backend. */
+export interface ClientConfigProblem {
+  readonly pointer: string;
+  readonly message: string;
+  readonly hint?: string;
+}
+
+export type ClientConfigFormat = (
+  backend: PlannedBackend,
+  servers: readonly McpServerEntry[],
+) => { draft: ClientConfigDraft; problems: ClientConfigProblem[] };
+
+const FORMATS: Readonly<Record<BackendType, ClientConfigFormat>> = {
+  claude: claudeCodeConfig,
+  openai: codexConfig,
+  gemini: geminiCliConfig,
+  custom: customBackendConfig,
 };
 
 export function mcpServerEntries(plan: AgentPlan): McpServerEntry[] {
@@ -37,83 +85,70 @@ export function mcpServerEntries(plan: AgentPlan): McpServerEntry[] {
       name: t.serverName,
       url: `http://127.0.0.1:${t.port}/mcp`,
       kind: 'toolchain' as const,
+      ...(t.auth ? { tokenEnv: t.auth.backendEnv } : {}),
+      preApproved: true,
+      toolTimeoutSeconds: t.limits.maxTimeoutSeconds + CLIENT_TIMEOUT_MARGIN_SECONDS,
     })),
     ...plan.gateways.map((g) => ({
       name: g.name,
       url: g.url,
       kind: 'gateway' as const,
       ...(g.auth ? { tokenEnv: g.auth.backendEnv } : {}),
+      preApproved: g.preApproved,
+      toolTimeoutSeconds: g.toolTimeoutSeconds,
     })),
   ];
 }
 
-export function mcpClientConfigFile(
+function generate(backend: PlannedBackend, servers: readonly McpServerEntry[]) {
+  return FORMATS[backend.type](backend, servers);
+}
+
+/** The generated config of one backend; the spec must have passed `clientConfigProblems`. */
+export function backendClientConfig(
   backend: PlannedBackend,
   servers: readonly McpServerEntry[],
-): McpClientConfigFile {
-  const fileName = FILE_NAMES[backend.type];
-  return {
+): BackendClientConfig {
+  const { draft, problems } = generate(backend, servers);
+  if (problems.length > 0)
+    throw new Error(
+      `internal error: backend "${backend.name}" has unchecked config problems: ${problems[0]?.message}`,
+    );
+  const dir = draft.mount.kind === 'directory' ? draft.mount.path : draft.mount.path.replace(/\/[^/]*$/, '');
+  const files = Object.entries(draft.files).map(([fileName, content]) => ({
     backend: backend.name,
     type: backend.type,
     fileName,
     configMapKey: `${backend.name}.${fileName}`,
-    content: renderConfig(backend.type, servers),
-  };
+    path: draft.mount.kind === 'file' ? draft.mount.path : `${dir}/${fileName}`,
+    content,
+  }));
+  return { backend: backend.name, type: backend.type, files, mount: draft.mount, env: draft.env };
 }
 
-export function mcpClientConfigFiles(plan: AgentPlan): McpClientConfigFile[] {
+export function backendClientConfigs(plan: AgentPlan): BackendClientConfig[] {
   const servers = mcpServerEntries(plan);
-  return plan.backends.map((backend) => mcpClientConfigFile(backend, servers));
+  return plan.backends.map((backend) => backendClientConfig(backend, servers));
 }
 
-function renderConfig(type: BackendType, servers: readonly McpServerEntry[]): string {
-  switch (type) {
-    case 'claude':
-    case 'custom':
-      return claudeCodeJson(servers);
-    case 'openai':
-      return codexToml(servers);
-    case 'gemini':
-      return geminiSettingsJson(servers);
-  }
+/** Every generated file of every backend, in backend order. */
+export function mcpClientConfigFiles(plan: AgentPlan): McpClientConfigFile[] {
+  return backendClientConfigs(plan).flatMap((config) => config.files);
 }
 
-/** Claude Code `.mcp.json`: `type: http`; `${VAR}` is expanded by Claude Code at load time. */
-function claudeCodeJson(servers: readonly McpServerEntry[]): string {
-  const mcpServers: Record<string, unknown> = {};
-  for (const server of servers) {
-    mcpServers[server.name] = {
-      type: 'http',
-      url: server.url,
-      ...(server.tokenEnv ? { headers: { Authorization: `Bearer \${${server.tokenEnv}}` } } : {}),
-    };
-  }
-  return `${JSON.stringify({ mcpServers }, null, 2)}\n`;
+/** The variables a backend's client config needs in its container (the same whatever the servers). */
+export function clientConfigEnv(backend: PlannedBackend): Readonly<Record<string, string>> {
+  return generate(backend, []).draft.env;
 }
 
-/** Gemini CLI `settings.json`: `httpUrl` selects streamable HTTP; `${VAR}` is expanded from the environment. */
-function geminiSettingsJson(servers: readonly McpServerEntry[]): string {
-  const mcpServers: Record<string, unknown> = {};
-  for (const server of servers) {
-    mcpServers[server.name] = {
-      httpUrl: server.url,
-      ...(server.tokenEnv ? { headers: { Authorization: `Bearer \${${server.tokenEnv}}` } } : {}),
-    };
-  }
-  return `${JSON.stringify({ mcpServers }, null, 2)}\n`;
-}
-
-/** Codex `config.toml`: `[mcp_servers.<name>]` with `url`, token by `bearer_token_env_var`. */
-function codexToml(servers: readonly McpServerEntry[]): string {
-  const tables = servers.map((server) => {
-    const lines = [`[mcp_servers.${server.name}]`, `url = ${tomlString(server.url)}`];
-    if (server.tokenEnv) lines.push(`bearer_token_env_var = ${tomlString(server.tokenEnv)}`);
-    return lines.join('\n');
-  });
-  return tables.length > 0 ? `${tables.join('\n\n')}\n` : '';
-}
-
-/** JSON string escapes are a subset of TOML basic-string escapes. */
-function tomlString(value: string): string {
-  return JSON.stringify(value);
+/** What a backend's spec asks for that its client format cannot express or that toolyard owns. */
+export function clientConfigProblems(plan: AgentPlan): { path: string; message: string; hint?: string }[] {
+  const servers = mcpServerEntries(plan);
+  return plan.backends.flatMap((backend, index) =>
+    generate(backend, servers).problems.map((problem) => ({
+      path: `/spec/backends/${index}${problem.pointer}`,
+      message: problem.message,
+      ...(problem.hint ? { hint: problem.hint } : {}),
+    })),
+  );
 }

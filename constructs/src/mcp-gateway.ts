@@ -1,8 +1,8 @@
 import * as plus from 'cdk8s-plus-28';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { plainEnv, probes, resourceRequirements, secretEnv } from './container-parts.ts';
-import { PATHS } from './defaults.ts';
+import { plainEnv, probes, resourceRequirements, secretEnv, tokenFile } from './container-parts.ts';
+import { BEARER_TOKEN_FILE_ENV, PATHS, TOKEN_FILE_NAME } from './defaults.ts';
 import { KubernetesAccess } from './kubernetes-access.ts';
 import type { AgentPlan, PlannedDeployedGateway } from './plan.ts';
 import { pullSecrets, restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
@@ -53,14 +53,21 @@ export class McpGateway extends Construct {
       });
     }
 
+    // The token is a file; the environment only names its path, unless the spec asks for `tokenEnv` too.
+    const token = gateway.auth ? tokenFile('bearer-token', gateway.auth.secret) : undefined;
     const tokenEnv = gateway.auth
-      ? secretEnv([
-          {
-            env: gateway.auth.gatewayEnv,
-            secretName: gateway.auth.secret.name,
-            key: gateway.auth.secret.key,
-          },
-        ])
+      ? [
+          ...plainEnv({ [BEARER_TOKEN_FILE_ENV]: `${PATHS.authDir}/${TOKEN_FILE_NAME}` }),
+          ...(gateway.auth.gatewayEnv
+            ? secretEnv([
+                {
+                  env: gateway.auth.gatewayEnv,
+                  secretName: gateway.auth.secret.name,
+                  key: gateway.auth.secret.key,
+                },
+              ])
+            : []),
+        ]
       : [];
     this.deployment = new k8s.KubeDeployment(this, 'deployment', {
       metadata,
@@ -91,6 +98,7 @@ export class McpGateway extends Construct {
                 volumeMounts: [
                   { name: 'tmp', mountPath: PATHS.tmp },
                   { name: 'home', mountPath: PATHS.home },
+                  ...(token ? [token.mount] : []),
                 ],
                 ...probes(gateway.port, gateway.healthPath),
               },
@@ -98,6 +106,7 @@ export class McpGateway extends Construct {
             volumes: [
               { name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('1Gi') } },
               { name: 'home', emptyDir: { sizeLimit: k8s.Quantity.fromString('1Gi') } },
+              ...(token ? [token.volume] : []),
             ],
           },
         },

@@ -79,6 +79,11 @@ export function toolchainServerName(toolchain: string): string {
   return `toolchain-${toolchain}`;
 }
 
+/** `TOOLYARD_TOOLCHAIN_<NAME>_TOKEN`: how backends receive a toolchain server's bearer token. */
+export function toolchainTokenEnv(toolchain: string): string {
+  return `TOOLYARD_TOOLCHAIN_${toolchain.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TOKEN`;
+}
+
 /** `TOOLYARD_GATEWAY_<NAME>_TOKEN`: how backends receive a gateway's bearer token. */
 export function gatewayTokenEnv(gateway: string): string {
   return `TOOLYARD_GATEWAY_${gateway.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TOKEN`;

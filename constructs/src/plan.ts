@@ -22,6 +22,7 @@ import {
   type Labels,
   toolchainContainerName,
   toolchainServerName,
+  toolchainTokenEnv,
 } from './names.ts';
 
 export type BackendType = Backend['type'];
@@ -56,7 +57,10 @@ export interface PlannedBackend {
   readonly secretEnv: readonly SecretRef[];
   readonly resources: Resources;
   readonly healthPath?: string;
-  readonly mcpConfigPath: string;
+  /** Where a `custom` backend gets its configs; other types read fixed system locations (set only if the spec did). */
+  readonly mcpConfigPath?: string;
+  /** The spec's extra client settings, merged into the generated config. */
+  readonly settings?: Readonly<Record<string, unknown>>;
 }
 
 export interface PlannedToolchain {
@@ -76,20 +80,32 @@ export interface PlannedToolchain {
   readonly env: Readonly<Record<string, string>>;
   readonly resources: Resources;
   readonly configMapName: string;
+  /** The server's bearer token: a file in the toolchain, an env var in backends. */
+  readonly auth?: PlannedToolchainAuth;
+}
+
+export interface PlannedToolchainAuth {
+  readonly secret: { readonly name: string; readonly key: string };
+  /** Env var in backends that carries the token; client configs name it, never the value. */
+  readonly backendEnv: string;
 }
 
 export interface PlannedGatewayAuth {
   readonly secret: { readonly name: string; readonly key: string };
   /** Env var in backends that carries the token; client configs name it, never the value. */
   readonly backendEnv: string;
-  /** Env var in the deployed gateway that carries the token. */
-  readonly gatewayEnv: string;
+  /** Env var in the deployed gateway that also carries the token, when the spec asks for one (`tokenEnv`). */
+  readonly gatewayEnv?: string;
 }
 
 interface PlannedGatewayBase {
   readonly name: string;
   /** URL written into backends' client configs. */
   readonly url: string;
+  /** Backends may call its tools without an interactive approval. */
+  readonly preApproved: boolean;
+  /** Client-side timeout of one tool call. */
+  readonly toolTimeoutSeconds: number;
   readonly auth?: PlannedGatewayAuth;
   readonly egress?: EgressRule;
 }
@@ -256,7 +272,10 @@ function planBackend(backend: Backend): PlannedBackend {
     secretEnv: (backend.secretEnv ?? []).map((s) => ({ env: s.name, secretName: s.secretName, key: s.key })),
     resources: backend.resources ?? D.DEFAULT_BACKEND_RESOURCES,
     ...(backend.healthPath ? { healthPath: backend.healthPath } : {}),
-    mcpConfigPath: backend.mcpConfigPath ?? D.DEFAULT_MCP_CONFIG_PATH,
+    ...(backend.mcpConfigPath !== undefined || backend.type === 'custom'
+      ? { mcpConfigPath: backend.mcpConfigPath ?? D.DEFAULT_MCP_CONFIG_PATH }
+      : {}),
+    ...(backend.settings !== undefined ? { settings: backend.settings } : {}),
   };
 }
 
@@ -278,6 +297,17 @@ function planToolchain(toolchain: Toolchain, names: AgentNames): PlannedToolchai
     env: definedEntries(toolchain.env),
     resources: toolchain.resources ?? D.DEFAULT_TOOLCHAIN_RESOURCES,
     configMapName: names.toolchainConfigMap(toolchain.name),
+    ...(toolchain.auth
+      ? {
+          auth: {
+            secret: {
+              name: toolchain.auth.bearerTokenSecret.name,
+              key: toolchain.auth.bearerTokenSecret.key,
+            },
+            backendEnv: toolchainTokenEnv(toolchain.name),
+          },
+        }
+      : {}),
   };
 }
 
@@ -286,7 +316,14 @@ function planAuth(gateway: DeployedGateway | ExternalGateway): PlannedGatewayAut
   return {
     secret: { name: gateway.auth.bearerTokenSecret.name, key: gateway.auth.bearerTokenSecret.key },
     backendEnv: gatewayTokenEnv(gateway.name),
-    gatewayEnv: gateway.auth.tokenEnv ?? D.DEFAULT_GATEWAY_TOKEN_ENV,
+    ...(gateway.auth.tokenEnv ? { gatewayEnv: gateway.auth.tokenEnv } : {}),
+  };
+}
+
+function planGatewayCalls(gateway: DeployedGateway | ExternalGateway) {
+  return {
+    preApproved: gateway.preApproved ?? D.DEFAULT_GATEWAY_PRE_APPROVED,
+    toolTimeoutSeconds: gateway.toolTimeoutSeconds ?? D.DEFAULT_GATEWAY_TOOL_TIMEOUT_SECONDS,
   };
 }
 
@@ -297,6 +334,7 @@ function planDeployedGateway(gateway: DeployedGateway, names: AgentNames): Plann
   return {
     kind: 'deployed',
     name: gateway.name,
+    ...planGatewayCalls(gateway),
     objectName: names.gateway(gateway.name),
     url: `http://${names.gatewayHost(gateway.name)}:${gateway.port}${path}`,
     ...(auth ? { auth } : {}),
@@ -322,6 +360,7 @@ function planExternalGateway(gateway: ExternalGateway): PlannedExternalGateway {
   return {
     kind: 'external',
     name: gateway.name,
+    ...planGatewayCalls(gateway),
     url: gateway.url,
     ...(auth ? { auth } : {}),
     ...(gateway.egress ? { egress: gateway.egress } : {}),

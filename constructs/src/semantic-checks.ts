@@ -3,9 +3,9 @@
  * derived object names, reserved paths, and URLs that would resolve to nothing.
  */
 import type { SpecProblem } from '../../schema/src/validator.ts';
-import { portName } from './backend-container.ts';
-import { PATHS } from './defaults.ts';
-import { mcpServerEntries } from './mcp-client-configs.ts';
+import { gitHardeningEnv, portName } from './backend-container.ts';
+import { CLIENT_CONFIG_PATHS, PATHS } from './defaults.ts';
+import { clientConfigEnv, clientConfigProblems, mcpServerEntries } from './mcp-client-configs.ts';
 import type { AgentPlan } from './plan.ts';
 
 const MAX_NAME = 63;
@@ -22,6 +22,7 @@ export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
     ...checkEnv(plan),
     ...checkPortNames(plan),
     ...checkAcknowledgements(plan),
+    ...clientConfigProblems(plan),
   ];
 }
 
@@ -75,21 +76,23 @@ const isReserved = (name: string) => RESERVED_ENV.has(name) || name.startsWith('
 
 function checkEnv(plan: AgentPlan): SpecProblem[] {
   const problems: SpecProblem[] = [];
-  const reserved = (path: string, name: string) =>
-    problems.push({
-      path,
-      message: `environment variable "${name}" is set by toolyard`,
-      hint: 'HOME, TMPDIR and TOOLYARD_* point at generated volumes and configs; choose another name',
-    });
+  const reserved = (path: string, name: string, why: string) =>
+    problems.push({ path, message: `environment variable "${name}" is set by toolyard`, hint: why });
   const checkContainer = (
     base: string,
     env: Readonly<Record<string, string>>,
     secrets: readonly { readonly env: string }[],
+    setByToolyard: ReadonlySet<string>,
   ) => {
-    for (const name of Object.keys(env)) if (isReserved(name)) reserved(`${base}/env/${name}`, name);
+    const why = (name: string) =>
+      setByToolyard.has(name)
+        ? `toolyard sets ${name} so the backend's CLI finds its config and git ignores hooks planted in the workspace; choose another name`
+        : 'HOME, TMPDIR and TOOLYARD_* point at generated volumes and configs; choose another name';
+    const taken = (name: string) => isReserved(name) || setByToolyard.has(name);
+    for (const name of Object.keys(env)) if (taken(name)) reserved(`${base}/env/${name}`, name, why(name));
     const seen = new Set(Object.keys(env));
     secrets.forEach((secret, i) => {
-      if (isReserved(secret.env)) reserved(`${base}/secretEnv/${i}/name`, secret.env);
+      if (taken(secret.env)) reserved(`${base}/secretEnv/${i}/name`, secret.env, why(secret.env));
       else if (seen.has(secret.env))
         problems.push({
           path: `${base}/secretEnv/${i}/name`,
@@ -100,10 +103,14 @@ function checkEnv(plan: AgentPlan): SpecProblem[] {
     });
   };
   plan.backends.forEach((b, i) => {
-    checkContainer(`/spec/backends/${i}`, b.env, b.secretEnv);
+    const own = new Set([
+      ...Object.keys(clientConfigEnv(b)),
+      ...Object.keys(gitHardeningEnv(plan.workspace.mountPath)),
+    ]);
+    checkContainer(`/spec/backends/${i}`, b.env, b.secretEnv, own);
   });
   plan.gateways.forEach((g, i) => {
-    if (g.kind === 'deployed') checkContainer(`/spec/gateways/${i}`, g.env, g.secretEnv);
+    if (g.kind === 'deployed') checkContainer(`/spec/gateways/${i}`, g.env, g.secretEnv, new Set());
   });
   return problems;
 }
@@ -241,16 +248,47 @@ function checkPaths(plan: AgentPlan): SpecProblem[] {
       });
   }
   plan.backends.forEach((b, i) => {
+    const at = `/spec/backends/${i}/mcpConfigPath`;
+    if (b.mcpConfigPath === undefined) return;
+    if (b.type !== 'custom') {
+      problems.push({
+        path: at,
+        message: `a backend of type ${b.type} reads its MCP config from ${clientConfigLocation(b.type)}, not from mcpConfigPath`,
+        hint: 'remove mcpConfigPath; only custom backends take it',
+      });
+      return;
+    }
     for (const path of [mountPath, ...reserved]) {
       if (overlaps(b.mcpConfigPath, path))
         problems.push({
-          path: `/spec/backends/${i}/mcpConfigPath`,
+          path: at,
           message: `"${b.mcpConfigPath}" overlaps "${path}"`,
           hint: 'use a directory of its own, e.g. /etc/toolyard/mcp',
         });
     }
   });
+  for (const type of new Set(plan.backends.map((b) => b.type))) {
+    if (type === 'custom') continue;
+    const location = clientConfigLocation(type);
+    if (overlaps(mountPath, location))
+      problems.push({
+        path: '/spec/workspace/mountPath',
+        message: `"${mountPath}" overlaps "${location}", where the ${type} backend's client config is mounted`,
+        hint: 'mount the workspace elsewhere, e.g. /workspace',
+      });
+  }
   return problems;
+}
+
+function clientConfigLocation(type: 'claude' | 'openai' | 'gemini'): string {
+  switch (type) {
+    case 'claude':
+      return CLIENT_CONFIG_PATHS.claudeCode;
+    case 'openai':
+      return CLIENT_CONFIG_PATHS.codex;
+    case 'gemini':
+      return CLIENT_CONFIG_PATHS.geminiCliSettings;
+  }
 }
 
 function checkToolchains(plan: AgentPlan): SpecProblem[] {

@@ -1,6 +1,6 @@
 /** The toolchain server config a sidecar receives: built here, parsed by the server with the same schema. */
 import type { ToolchainServerConfigInput } from '../../toolchain-server/src/config.ts';
-import { PATHS } from './defaults.ts';
+import { PATHS, TOKEN_FILE_NAME } from './defaults.ts';
 import type { PlannedToolchain } from './plan.ts';
 import { assertServerContract } from './server-contract.ts';
 
@@ -57,6 +57,7 @@ export function toolchainServerConfig(
       passthrough: [...TOOLCHAIN_PASSTHROUGH_ENV, ...Object.keys(toolchain.env)],
       set: { ...TOOLCHAIN_CACHE_ENV },
     },
+    ...(toolchain.auth ? { auth: { bearerTokenFile: `${PATHS.authDir}/${TOKEN_FILE_NAME}` } } : {}),
   };
 }
 

@@ -2,7 +2,7 @@ import * as plus from 'cdk8s-plus-28';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { serverCommand } from '../../toolchain-server/src/launch.ts';
-import { plainEnv, resourceRequirements, scratchVolumes } from './container-parts.ts';
+import { plainEnv, resourceRequirements, scratchVolumes, tokenFile } from './container-parts.ts';
 import { PATHS } from './defaults.ts';
 import type { AgentPlan, PlannedToolchain } from './plan.ts';
 import { restrictedContainerSecurityContext } from './security.ts';
@@ -45,7 +45,14 @@ export class ToolchainSidecar extends Construct {
 
     const configVolume = `${toolchain.containerName}-config`;
     const scratch = scratchVolumes(toolchain.containerName);
-    this.volumes = [...scratch.volumes, { name: configVolume, configMap: { name: toolchain.configMapName } }];
+    const token = toolchain.auth
+      ? tokenFile(`${toolchain.containerName}-token`, toolchain.auth.secret)
+      : undefined;
+    this.volumes = [
+      ...scratch.volumes,
+      { name: configVolume, configMap: { name: toolchain.configMapName } },
+      ...(token ? [token.volume] : []),
+    ];
     const health = k8s.IntOrString.fromNumber(toolchain.healthPort);
     this.container = {
       name: toolchain.containerName,
@@ -67,6 +74,7 @@ export class ToolchainSidecar extends Construct {
         { name: 'workspace', mountPath: plan.workspace.mountPath },
         ...scratch.mounts,
         { name: configVolume, mountPath: PATHS.toolchainConfigDir, readOnly: true },
+        ...(token ? [token.mount] : []),
         ...(toolchain.injectServer
           ? [{ name: bundleVolume, mountPath: PATHS.serverBundle, readOnly: true }]
           : []),

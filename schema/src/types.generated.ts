@@ -172,7 +172,7 @@ export interface Backend {
    */
   name: string;
   /**
-   * Runtime family; selects the MCP client config format: `claude` (Claude Code `mcpServers` JSON), `openai` (Codex `config.toml`), `gemini` (Gemini CLI `settings.json`), `custom` (Claude-style JSON).
+   * Runtime family; selects where and in which format the generated MCP client config is mounted: `claude` (Claude Code managed settings in `/etc/claude-code/`), `openai` (Codex system config in `/etc/codex/`), `gemini` (Gemini CLI system settings at `/etc/gemini-cli/settings.json`), `custom` (all three formats in `mcpConfigPath`). See the Backend images guide for the full contract.
    */
   type: 'claude' | 'openai' | 'gemini' | 'custom';
   image: Image;
@@ -199,9 +199,13 @@ export interface Backend {
    */
   healthPath?: string;
   /**
-   * Directory in the backend container where its generated MCP client config is mounted (file `mcp.json`, `config.toml` or `settings.json` by type). Its path is also exported as `TOOLYARD_MCP_CONFIG`.
+   * `custom` backends only: the directory where the three config formats are mounted (`mcp.json`, `config.toml`, `settings.json`; default `/etc/toolyard/mcp`); its `mcp.json` is also exported as `TOOLYARD_MCP_CONFIG`. Claude Code, Codex and Gemini CLI read their configs from fixed system locations instead, so other types may not set it.
    */
   mcpConfigPath?: string;
+  /**
+   * Extra settings merged into the generated client config: Claude Code `managed-settings.json`, Codex `/etc/codex/config.toml` (written as TOML, so no `null`), Gemini CLI system `settings.json`. For what toolyard does not decide: the model, its provider and endpoint, telemetry. Keys toolyard generates (MCP servers, their approvals, trust and timeouts, the hardening settings) cannot be set here; `custom` backends take none.
+   */
+  settings?: Record<string, unknown>;
 }
 /**
  * A container image, pinned by tag or digest.
@@ -307,6 +311,7 @@ export interface Toolchain {
   limits?: ToolchainLimits;
   network?: ToolchainNetwork;
   env?: StringMap3;
+  auth?: ToolchainAuth;
   resources?: Resources1;
 }
 /**
@@ -390,6 +395,29 @@ export interface ToolchainNetwork {
  */
 export interface StringMap3 {
   [k: string]: string | undefined;
+}
+/**
+ * Bearer-token authentication between backends and this toolchain's server, so that no other container of the pod can call it over the shared loopback. The token is mounted read-only into the toolchain container as `/etc/toolyard/auth/token` (mode 0440, group fsGroup), which the server reads at start (`auth.bearerTokenFile`); it is never in the server's environment, where its children could read it. Backends receive it as `TOOLYARD_TOOLCHAIN_<NAME>_TOKEN`, which their client config names. Use one Secret per toolchain: code a toolchain runs can read that toolchain's token file.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "ToolchainAuth".
+ */
+export interface ToolchainAuth {
+  bearerTokenSecret: SecretKeyRef;
+}
+/**
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "SecretKeyRef".
+ */
+export interface SecretKeyRef {
+  /**
+   * Secret in the agent's namespace.
+   */
+  name: string;
+  /**
+   * Key in the Secret.
+   */
+  key: string;
 }
 /**
  * Compute resources of the sidecar, independent of the backends.
@@ -596,6 +624,14 @@ export interface DeployedGateway {
   healthPath?: string;
   resources?: Resources2;
   serviceAccountAnnotations?: StringMap8;
+  /**
+   * Whether backends may call this gateway's tools without an interactive approval (Claude Code permission rule, Codex `default_tools_approval_mode = "approve"`, Gemini CLI `trust`). Set false to withhold it: headless runs then cannot call the gateway at all.
+   */
+  preApproved?: boolean;
+  /**
+   * How long backends wait for one call of this gateway's tools before giving up.
+   */
+  toolTimeoutSeconds?: number;
 }
 /**
  * External authority the gateway holds.
@@ -617,7 +653,7 @@ export interface KubernetesAuthority {
   namespaces?: DnsLabel[];
 }
 /**
- * Bearer-token authentication between backends and the gateway. The token is only referenced from a Secret; backends receive it as an environment variable that their client config names.
+ * Bearer-token authentication between backends and the gateway. The token is only referenced from a Secret. A deployed gateway gets it as a read-only file, `/etc/toolyard/auth/token` (mode 0440, group fsGroup), whose path `TOOLYARD_BEARER_TOKEN_FILE` names; backends receive it as an environment variable that their client config names.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "GatewayAuth".
@@ -625,23 +661,9 @@ export interface KubernetesAuthority {
 export interface GatewayAuth {
   bearerTokenSecret: SecretKeyRef;
   /**
-   * For deployed gateways: the environment variable in the gateway container that receives the token (the gateway validates incoming bearer tokens against it).
+   * For deployed gateway images that read their token only from an environment variable: also set this variable to the token. Off by default, because anything the gateway process starts can read its environment (/proc/<pid>/environ); the file is always mounted.
    */
   tokenEnv?: string;
-}
-/**
- * This interface was referenced by `ToolyardAgent`'s JSON-Schema
- * via the `definition` "SecretKeyRef".
- */
-export interface SecretKeyRef {
-  /**
-   * Secret in the agent's namespace.
-   */
-  name: string;
-  /**
-   * Key in the Secret.
-   */
-  key: string;
 }
 /**
  * Plain environment variables.
@@ -699,6 +721,14 @@ export interface ExternalGateway {
   url: string;
   auth?: GatewayAuth;
   egress?: EgressRule3;
+  /**
+   * Whether backends may call this gateway's tools without an interactive approval (Claude Code permission rule, Codex `default_tools_approval_mode = "approve"`, Gemini CLI `trust`). Set false to withhold it: headless runs then cannot call the gateway at all.
+   */
+  preApproved?: boolean;
+  /**
+   * How long backends wait for one call of this gateway's tools before giving up.
+   */
+  toolTimeoutSeconds?: number;
 }
 /**
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema

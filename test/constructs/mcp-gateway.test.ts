@@ -58,13 +58,34 @@ describe('McpGateway', () => {
     ]);
   });
 
-  it('passes the bearer token by Secret reference to the gateway and, separately named, to backends', () => {
-    const container = (find(objects, 'Deployment', 'tiny-kubernetes') as Json).spec.template.spec
-      .containers[0];
+  it('mounts the bearer token into the gateway as a read-only file and names it; backends get it by reference', () => {
+    const pod = (find(objects, 'Deployment', 'tiny-kubernetes') as Json).spec.template.spec;
+    const container = pod.containers[0];
+    // A file, never the gateway's environment (its children could read that): the env only names the path.
     assert.deepEqual(
-      container.env.find((e: { name: string }) => e.name === 'MCP_BEARER_TOKEN'),
-      { name: 'MCP_BEARER_TOKEN', valueFrom: { secretKeyRef: { key: 'token', name: 'k8s-token' } } },
+      container.env.filter((e: { name: string; valueFrom?: unknown }) => e.valueFrom !== undefined),
+      [],
     );
+    assert.deepEqual(
+      container.env.find((e: { name: string }) => e.name === 'TOOLYARD_BEARER_TOKEN_FILE'),
+      { name: 'TOOLYARD_BEARER_TOKEN_FILE', value: '/etc/toolyard/auth/token' },
+    );
+    assert.deepEqual(
+      container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === '/etc/toolyard/auth'),
+      { name: 'bearer-token', mountPath: '/etc/toolyard/auth', readOnly: true },
+    );
+    assert.deepEqual(
+      pod.volumes.find((v: { name: string }) => v.name === 'bearer-token'),
+      {
+        name: 'bearer-token',
+        secret: {
+          secretName: 'k8s-token',
+          items: [{ key: 'token', path: 'token', mode: 0o440 }],
+          defaultMode: 0o440,
+        },
+      },
+    );
+    assert.equal(pod.securityContext.fsGroup, 65532, 'the group that may read the 0440 token file');
     const backend = (find(objects, 'Deployment', 'tiny') as Json).spec.template.spec.containers[0];
     assert.deepEqual(
       backend.env.find((e: { name: string }) => e.name === 'TOOLYARD_GATEWAY_KUBERNETES_TOKEN'),
@@ -72,6 +93,20 @@ describe('McpGateway', () => {
         name: 'TOOLYARD_GATEWAY_KUBERNETES_TOKEN',
         valueFrom: { secretKeyRef: { key: 'token', name: 'k8s-token' } },
       },
+    );
+  });
+
+  it('also sets tokenEnv from the Secret when the spec asks for it, for images that read only the environment', () => {
+    const withEnv = objectsOf(
+      minimalAgent({
+        gateways: [{ ...k8sGateway, auth: { ...k8sGateway.auth, tokenEnv: 'MCP_BEARER_TOKEN' } }],
+      }),
+    );
+    const container = (find(withEnv, 'Deployment', 'tiny-kubernetes') as Json).spec.template.spec
+      .containers[0];
+    assert.deepEqual(
+      container.env.find((e: { name: string }) => e.name === 'MCP_BEARER_TOKEN'),
+      { name: 'MCP_BEARER_TOKEN', valueFrom: { secretKeyRef: { key: 'token', name: 'k8s-token' } } },
     );
   });
 

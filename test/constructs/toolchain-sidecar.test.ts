@@ -172,4 +172,57 @@ describe('ToolchainSidecar', () => {
     const backend = pod3.containers.find((c: { name: string }) => c.name === 'claude');
     assert.equal((JSON.stringify(backend).match(/secretKeyRef/g) ?? []).length, 2);
   });
+
+  it('with auth, mounts only its own token as a read-only file the server reads; backends get it by reference', () => {
+    const objects = objectsOf(
+      minimalAgent({
+        toolchains: [{ ...rustToolchain, auth: { bearerTokenSecret: { name: 'rust-token', key: 'token' } } }],
+      }),
+    );
+    const pod = podSpecOf(objects, 'tiny');
+    const toolchain = pod.containers.find((c: { name: string }) => c.name === 'toolchain-rust');
+    assert.equal(JSON.stringify(toolchain.env).includes('secretKeyRef'), false, 'never in its environment');
+    assert.deepEqual(
+      toolchain.volumeMounts.find((m: { mountPath: string }) => m.mountPath === '/etc/toolyard/auth'),
+      { name: 'toolchain-rust-token', mountPath: '/etc/toolyard/auth', readOnly: true },
+    );
+    assert.deepEqual(
+      pod.volumes.find((v: { name: string }) => v.name === 'toolchain-rust-token'),
+      {
+        name: 'toolchain-rust-token',
+        secret: {
+          secretName: 'rust-token',
+          items: [{ key: 'token', path: 'token', mode: 0o440 }],
+          defaultMode: 0o440,
+        },
+      },
+    );
+    const config = JSON.parse(
+      (find(objects, 'ConfigMap', 'tiny-toolchain-rust') as Json).data['config.json'],
+    );
+    assert.deepEqual(config.auth, { bearerTokenFile: '/etc/toolyard/auth/token' });
+    assert.equal(parseToolchainServerConfig(config).ok, true);
+    const backend = pod.containers.find((c: { name: string }) => c.name === 'claude');
+    assert.deepEqual(
+      backend.env.find((e: { name: string }) => e.name === 'TOOLYARD_TOOLCHAIN_RUST_TOKEN'),
+      {
+        name: 'TOOLYARD_TOOLCHAIN_RUST_TOKEN',
+        valueFrom: { secretKeyRef: { name: 'rust-token', key: 'token' } },
+      },
+    );
+    const mcp = JSON.parse(
+      (find(objects, 'ConfigMap', 'tiny-mcp-clients') as Json).data['claude.managed-mcp.json'],
+    );
+    assert.deepEqual(mcp.mcpServers['toolchain-rust'].headers, {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the client config names the variable, literally
+      Authorization: 'Bearer ${TOOLYARD_TOOLCHAIN_RUST_TOKEN}',
+    });
+    // The other toolchains' tokens are never in this one's reach.
+    assert.equal(
+      pod.containers.filter((c: { volumeMounts: { name: string }[] }) =>
+        c.volumeMounts.some((m) => m.name === 'toolchain-rust-token'),
+      ).length,
+      1,
+    );
+  });
 });

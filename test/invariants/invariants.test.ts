@@ -167,7 +167,11 @@ describe('invariants fail on tampered renderings', () => {
       });
     });
     expectViolation('noSecretData', objects, /Secret objects are never emitted/);
-    expectViolation('noSecretData', objects, /volume creds mounts a Secret/);
+    expectViolation(
+      'noSecretData',
+      objects,
+      /volume creds mounts a Secret that is not a declared token file/,
+    );
     expectViolation('noSecretData', objects, /reads Secret other\/k, which the spec never declared/);
   });
 
@@ -187,6 +191,42 @@ describe('invariants fail on tampered renderings', () => {
     expectViolation('toolchainsHoldNoCredentials', objects, /automountServiceAccountToken must be false/);
     expectViolation('toolchainsHoldNoCredentials', objects, /toolchain-helm: env T comes from a Secret/);
     expectViolation('toolchainsHoldNoCredentials', objects, /toolchain-helm: mounts \/var\/run\/secrets/);
+  });
+
+  it('clientConfigsKeepContract: a client timeout under the toolchain maximum, a withheld gateway approved', () => {
+    const objects = tampered((o) => {
+      const data = find(o, 'ConfigMap', 'operator-mcp-clients')['data'];
+      data['codex.config.toml'] = data['codex.config.toml']
+        .replace('tool_timeout_sec = 1860', 'tool_timeout_sec = 300')
+        .replace('default_tools_approval_mode = "prompt"', 'default_tools_approval_mode = "approve"');
+    });
+    expectViolation(
+      'clientConfigsKeepContract',
+      objects,
+      /toolchain-helm times out after 300 s, under 1801 s/,
+    );
+    expectViolation('clientConfigsKeepContract', objects, /helm pre-approved true, the spec says false/);
+  });
+
+  it("toolchainsHoldNoCredentials: a gateway's token mounted into a toolchain, a token mounted writable", () => {
+    const objects = tampered((o) => {
+      const pod = agentPod(o);
+      pod.volumes.push({
+        name: 'stolen',
+        secret: {
+          secretName: 'mcp-helm-token',
+          items: [{ key: 'token', path: 'token', mode: 0o440 }],
+          defaultMode: 0o440,
+        },
+      });
+      pod.containers[1].volumeMounts.push({ name: 'stolen', mountPath: '/etc/toolyard/auth' });
+    });
+    expectViolation(
+      'toolchainsHoldNoCredentials',
+      objects,
+      /toolchain-helm: mounts Secret volume stolen, which is not its own/,
+    );
+    expectViolation('noSecretData', objects, /toolchain-helm: mounts Secret volume stolen writable/);
   });
 
   it('everyPodHasNetworkPolicy: a pod without policy, a policy without Egress', () => {

@@ -2,6 +2,7 @@
  * The properties every rendering must have, as functions that return violations (so tests can also prove
  * that each one fails on a tampered rendering). See DESIGN.md "Where authority lives" and "Network".
  */
+import { parse as parseToml } from 'smol-toml';
 import { FORBIDDEN_RESOURCES, FORBIDDEN_VERBS } from '../../constructs/src/rbac-presets.ts';
 import type { KubeObject } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
@@ -42,6 +43,14 @@ function isAgentPod(pod: PodTemplate): boolean {
   return labelsOf(pod.podMetadata)['app.kubernetes.io/component'] === 'agent';
 }
 
+/** The `name/key` of the token Secret of the toolchain whose container this is, if it has auth. */
+function ownTokenSecret(agent: ToolyardAgent, containerName: string): string | undefined {
+  const toolchain = (agent.spec.toolchains ?? []).find((t) => `toolchain-${t.name}` === containerName);
+  return toolchain?.auth
+    ? `${toolchain.auth.bearerTokenSecret.name}/${toolchain.auth.bearerTokenSecret.key}`
+    : undefined;
+}
+
 function isToolchainContainer(container: Json): boolean {
   const name = String(container['name']);
   return name.startsWith('toolchain-') || name === 'toolyard-install';
@@ -58,12 +67,12 @@ export const podSecurityRestricted: Check = (objects) =>
 export const noSecretData: Check = (objects, agent) => {
   const violations: string[] = [];
   const declared = new Set<string>();
+  const tokens = bearerTokenSecrets(agent);
   for (const b of agent.spec.backends)
     for (const s of b.secretEnv ?? []) declared.add(`${s.secretName}/${s.key}`);
-  for (const g of agent.spec.gateways ?? []) {
-    if (g.auth) declared.add(`${g.auth.bearerTokenSecret.name}/${g.auth.bearerTokenSecret.key}`);
+  for (const token of tokens) declared.add(token);
+  for (const g of agent.spec.gateways ?? [])
     if ('secretEnv' in g) for (const s of g.secretEnv ?? []) declared.add(`${s.secretName}/${s.key}`);
-  }
   for (const o of objects) {
     if (o.kind === 'Secret') violations.push(`${nameOf(o)}: Secret objects are never emitted`);
     if ('stringData' in o) violations.push(`${nameOf(o)}: has stringData`);
@@ -71,14 +80,25 @@ export const noSecretData: Check = (objects, agent) => {
   }
   for (const pod of objects.flatMap(podSpecsOf)) {
     for (const volume of asList(pod.podSpec['volumes'])) {
-      if ('secret' in volume)
-        violations.push(`${pod.where}: volume ${String(volume['name'])} mounts a Secret`);
+      // The one Secret volume allowed: a declared bearer token, as the single file `token`, mode 0440.
+      if ('secret' in volume && !isTokenFileVolume(volume, tokens))
+        violations.push(
+          `${pod.where}: volume ${String(volume['name'])} mounts a Secret that is not a declared token file`,
+        );
       for (const source of asList(asObject(volume['projected'])['sources']))
         if ('secret' in source)
           violations.push(`${pod.where}: projected volume ${String(volume['name'])} holds a Secret`);
     }
+    const secretVolumes = new Set(
+      asList(pod.podSpec['volumes'])
+        .filter((v) => 'secret' in v)
+        .map((v) => String(v['name'])),
+    );
     for (const { container } of containersOf(pod.podSpec)) {
       const where = `${pod.where}: container ${String(container['name'])}`;
+      for (const mount of asList(container['volumeMounts']))
+        if (secretVolumes.has(String(mount['name'])) && mount['readOnly'] !== true)
+          violations.push(`${where}: mounts Secret volume ${String(mount['name'])} writable`);
       for (const from of asList(container['envFrom']))
         if ('secretRef' in from) violations.push(`${where}: envFrom a Secret`);
       for (const env of asList(container['env'])) {
@@ -94,7 +114,32 @@ export const noSecretData: Check = (objects, agent) => {
   return violations;
 };
 
-/** Toolchains hold no credential and no API token; agent pods automount no service-account token. */
+/** `name/key` of every bearer-token Secret the spec declares (toolchains' and gateways' `auth`). */
+function bearerTokenSecrets(agent: ToolyardAgent): Set<string> {
+  const tokens = new Set<string>();
+  for (const t of agent.spec.toolchains ?? [])
+    if (t.auth) tokens.add(`${t.auth.bearerTokenSecret.name}/${t.auth.bearerTokenSecret.key}`);
+  for (const g of agent.spec.gateways ?? [])
+    if (g.auth) tokens.add(`${g.auth.bearerTokenSecret.name}/${g.auth.bearerTokenSecret.key}`);
+  return tokens;
+}
+
+function isTokenFileVolume(volume: Json, tokens: ReadonlySet<string>): boolean {
+  const secret = asObject(volume['secret']);
+  const items = asList(secret['items']);
+  return (
+    items.length === 1 &&
+    tokens.has(`${String(secret['secretName'])}/${String(items[0]!['key'])}`) &&
+    items[0]!['path'] === 'token' &&
+    items[0]!['mode'] === 0o440 &&
+    secret['defaultMode'] === 0o440
+  );
+}
+
+/**
+ * Toolchains hold no credential and no API token beyond their own server's bearer token, which they get only
+ * as a read-only file; agent pods automount no service-account token.
+ */
 export const toolchainsHoldNoCredentials: Check = (objects, agent) => {
   const violations: string[] = [];
   const agentPods = objects.flatMap(podSpecsOf).filter(isAgentPod);
@@ -125,6 +170,14 @@ export const toolchainsHoldNoCredentials: Check = (objects, agent) => {
         if (String(mount['mountPath']).startsWith('/var/run/secrets'))
           violations.push(`${where}: mounts ${String(mount['mountPath'])}`);
         const source = volumes.get(volume);
+        if (source && 'secret' in source) {
+          const own = ownTokenSecret(agent, String(container['name']));
+          const secret = asObject(source['secret']);
+          const key = String(asObject(asList(secret['items'])[0])['key']);
+          if (own !== `${String(secret['secretName'])}/${key}` || mount['readOnly'] !== true)
+            violations.push(`${where}: mounts Secret volume ${volume}, which is not its own server token`);
+          continue;
+        }
         if (source && !('emptyDir' in source || 'configMap' in source || 'persistentVolumeClaim' in source))
           violations.push(`${where}: mounts volume ${volume} of an unexpected type`);
       }
@@ -286,11 +339,8 @@ export const clientConfigUrlsResolve: Check = (objects, agent) => {
       violations.push(`backend ${backend.name}: no container`);
       continue;
     }
-    const files = mountedConfigFiles(container, podVolumes, configMaps);
-    if (files.length !== 1)
-      violations.push(
-        `backend ${backend.name}: expected one mounted MCP client config, found ${files.length}`,
-      );
+    const files = mountedConfigFiles(container, podVolumes, configMaps).filter((f) => listsServers(f.key));
+    if (files.length === 0) violations.push(`backend ${backend.name}: no mounted MCP client config`);
     const envNames = new Set(asList(container['env']).map((e) => String(e['name'])));
     for (const file of files) {
       const servers = parseClientConfig(file.key, file.content);
@@ -338,29 +388,99 @@ interface ClientServer {
   readonly name: string;
   readonly url: string;
   readonly tokenEnvs: readonly string[];
+  /** Client-side tool timeout in seconds, where the format states one. */
+  readonly timeoutSeconds?: number;
+  /** Whether the format pre-approves the server's tools, where it states it. */
+  readonly preApproved?: boolean;
 }
 
-/** Reads Claude/Gemini JSON and Codex TOML (the small subset toolyard writes). */
+/** Files that list MCP servers (Claude Code's managed-settings.json holds permissions, not servers). */
+export function listsServers(key: string): boolean {
+  return !key.endsWith('.managed-settings.json');
+}
+
+/** Reads the server lists of Claude/Gemini JSON and Codex TOML (config.toml tables, requirements.toml identities). */
 export function parseClientConfig(key: string, content: string): ClientServer[] {
   const envRefs = (value: unknown) =>
     [...JSON.stringify(value ?? '').matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
   if (key.endsWith('.toml')) {
-    return content
-      .split(/\n(?=\[mcp_servers\.)/)
-      .filter((table) => table.trim() !== '')
-      .map((table) => {
-        const name = /^\[mcp_servers\.([^\]]+)\]/.exec(table)?.[1] ?? '';
-        const url = JSON.parse(/^url = (".*")$/m.exec(table)?.[1] ?? '""') as string;
-        const tokenEnv = /^bearer_token_env_var = "(.*)"$/m.exec(table)?.[1];
-        return { name, url, tokenEnvs: tokenEnv ? [tokenEnv] : [] };
-      });
+    const tables = asObject(asObject(parseToml(content))['mcp_servers']);
+    return Object.entries(tables).map(([name, value]) => {
+      const table = asObject(value);
+      const identity = asObject(table['identity']);
+      const token = table['bearer_token_env_var'];
+      const approval = table['default_tools_approval_mode'];
+      return {
+        name,
+        url: String(table['url'] ?? identity['url']),
+        tokenEnvs: typeof token === 'string' ? [token] : [],
+        ...(typeof table['tool_timeout_sec'] === 'number'
+          ? { timeoutSeconds: table['tool_timeout_sec'] }
+          : {}),
+        ...(typeof approval === 'string' ? { preApproved: approval === 'approve' } : {}),
+      };
+    });
   }
   const servers = asObject(asObject(JSON.parse(content))['mcpServers']);
   return Object.entries(servers).map(([name, value]) => {
     const server = asObject(value);
-    return { name, url: String(server['url'] ?? server['httpUrl']), tokenEnvs: envRefs(server['headers']) };
+    return {
+      name,
+      url: String(server['url'] ?? server['httpUrl']),
+      tokenEnvs: envRefs(server['headers']),
+      ...(typeof server['timeout'] === 'number' ? { timeoutSeconds: server['timeout'] / 1000 } : {}),
+      ...(typeof server['trust'] === 'boolean' ? { preApproved: server['trust'] } : {}),
+    };
   });
 }
+
+/**
+ * The client configs keep the contract: each toolchain's client timeout is at least its maxTimeoutSeconds plus a
+ * margin (a long call ends by the toolchain's timeout, never the client's), each gateway's is its
+ * toolTimeoutSeconds, and a server is pre-approved exactly when the spec says so (Claude Code: a permission rule).
+ */
+export const clientConfigsKeepContract: Check = (objects, agent) => {
+  const violations: string[] = [];
+  const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.endsWith('-mcp-clients'));
+  const data = asObject(configMap?.['data']) as Record<string, string>;
+  const expected = new Map<string, { minTimeout: number; preApproved: boolean }>();
+  for (const t of agent.spec.toolchains ?? [])
+    expected.set(`toolchain-${t.name}`, {
+      minTimeout: (t.limits?.maxTimeoutSeconds ?? 1800) + 1,
+      preApproved: true,
+    });
+  for (const g of agent.spec.gateways ?? [])
+    expected.set(g.name, { minTimeout: g.toolTimeoutSeconds ?? 600, preApproved: g.preApproved ?? true });
+  for (const [key, content] of Object.entries(data)) {
+    if (key.endsWith('.managed-settings.json')) {
+      const allow = new Set(
+        asList(asObject(asObject(JSON.parse(content))['permissions'])['allow']).map(String),
+      );
+      for (const [name, want] of expected)
+        if (allow.has(`mcp__${name}`) !== want.preApproved)
+          violations.push(
+            `${key}: mcp__${name} ${want.preApproved ? 'missing from' : 'in'} permissions.allow`,
+          );
+      continue;
+    }
+    for (const server of parseClientConfig(key, content)) {
+      const want = expected.get(server.name);
+      if (!want) {
+        violations.push(`${key}: lists ${server.name}, which the spec does not declare`);
+        continue;
+      }
+      if (server.timeoutSeconds !== undefined && server.timeoutSeconds < want.minTimeout)
+        violations.push(
+          `${key}: ${server.name} times out after ${server.timeoutSeconds} s, under ${want.minTimeout} s`,
+        );
+      if (server.preApproved !== undefined && server.preApproved !== want.preApproved)
+        violations.push(
+          `${key}: ${server.name} pre-approved ${server.preApproved}, the spec says ${want.preApproved}`,
+        );
+    }
+  }
+  return violations;
+};
 
 /** `undefined` when the URL reaches a toolchain port in the pod or a generated gateway Service; else why not. */
 function resolveUrl(
@@ -507,6 +627,7 @@ export const labelsAndNamespace: Check = (objects, agent) => {
 };
 
 export const INVARIANTS: Readonly<Record<string, Check>> = {
+  clientConfigsKeepContract,
   kubernetesSchema,
   podSecurityRestricted,
   noSecretData,

@@ -81,7 +81,7 @@ describe('loadSpecText', () => {
   it('names the one gateway branch that applies', () => {
     const text = `${valid}  gateways:\n    - name: gh\n      url: https://gh.example/mcp\n      port: 8000\n`;
     assert.deepEqual(errorsOf(text), [
-      'spec.yaml:14: /spec/gateways/0/port: unknown field "port"\n  hint: allowed in ExternalGateway: name, url, auth, egress',
+      'spec.yaml:14: /spec/gateways/0/port: unknown field "port"\n  hint: allowed in ExternalGateway: name, url, auth, egress, preApproved, toolTimeoutSeconds',
     ]);
   });
 

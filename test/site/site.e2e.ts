@@ -186,7 +186,12 @@ describe('site build', () => {
   test('the generated references show no generator leftovers; alternatives read as alternatives', () => {
     const config = readFileSync(join(SITE_DIST, 'reference/toolchain-server-config/index.html'), 'utf8');
     assert.doesNotMatch(config, /9007199254740991|object \| object|starts_with|\{ {2}\}/);
-    assert.match(config, /only in <code[^>]*>\{ bearerTokenFile \}<\/code>/);
+    assert.match(config, /auth\.bearerTokenFile/);
+    assert.doesNotMatch(
+      config,
+      /bearerTokenEnv/,
+      'the removed environment form is not documented as a field',
+    );
     const spec = readFileSync(join(SITE_DIST, 'reference/spec/index.html'), 'utf8');
     assert.match(spec, /only in <code[^>]*>ExternalGateway<\/code>/);
     assert.match(spec, /only in <code[^>]*>DeployedGateway<\/code>/);

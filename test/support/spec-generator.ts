@@ -146,7 +146,15 @@ export function generateSpec(seed: number): ToolyardAgent {
             })),
           }
         : {}),
-      ...(random.bool(0.3) ? { mcpConfigPath: `/home/agent/.${type}` } : {}),
+      ...(type === 'custom' && random.bool(0.5) ? { mcpConfigPath: `/home/agent/.${type}` } : {}),
+      ...(type !== 'custom' && random.bool(0.3)
+        ? {
+            settings: {
+              model: random.pick(['model-a', 'model-b']),
+              telemetry: { enabled: random.bool(0.5) },
+            },
+          }
+        : {}),
       ...(random.bool(0.2) ? { command: ['/usr/local/bin/backend'], args: ['--port', '8080'] } : {}),
       ...withResources(random),
     };
@@ -195,6 +203,7 @@ export function generateSpec(seed: number): ToolyardAgent {
         ? { network: { egress: random.pick(['none', 'registries', 'open'] as const) } }
         : {}),
       ...(random.bool(0.3) ? { env: { CARGO_TERM_COLOR: 'never' } } : {}),
+      ...(random.bool(0.4) ? { auth: { bearerTokenSecret: { name: `${name}-token`, key: 'token' } } } : {}),
       ...withResources(random),
     };
   });
@@ -203,14 +212,18 @@ export function generateSpec(seed: number): ToolyardAgent {
     // `<agent>-<gateway>` must fit in 63 characters.
     const room = Math.min(20, 63 - agentName.length - 1);
     const name = uniqueName(() => dnsName(random, random.int(2, room)), usedServerNames);
-    const auth = random.bool(0.6)
-      ? {
-          auth: {
-            bearerTokenSecret: { name: `${name}-token`, key: 'token' },
-            ...(random.bool(0.3) ? { tokenEnv: 'GATEWAY_TOKEN' } : {}),
-          },
-        }
-      : {};
+    const auth = {
+      ...(random.bool(0.6)
+        ? {
+            auth: {
+              bearerTokenSecret: { name: `${name}-token`, key: 'token' },
+              ...(random.bool(0.3) ? { tokenEnv: 'GATEWAY_TOKEN' } : {}),
+            },
+          }
+        : {}),
+      ...(random.bool(0.3) ? { preApproved: random.bool() } : {}),
+      ...(random.bool(0.3) ? { toolTimeoutSeconds: random.int(1, 7200) } : {}),
+    };
     if (random.bool(0.35)) {
       const url = random.pick([
         `https://mcp.${name}.example/mcp`,

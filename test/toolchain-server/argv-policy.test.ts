@@ -1,270 +1,345 @@
-/** Table-driven attempts to break each argument-policy rule; every row must be refused with its rule. */
+/**
+ * The positive argv policy, table-driven: each refused row must be refused with its rule (and say what is
+ * allowed); each allowed row must pass and come back as the argv that runs. Paths are judged on a real
+ * temporary workspace with a symlink that leads out of it.
+ */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import { ToolError } from '../../toolchain-server/src/errors.ts';
-import { assertArgvAllowed, commandFamily } from '../../toolchain-server/src/policy/argv-policy.ts';
+import { approveArgv, commandTable } from '../../toolchain-server/src/policy/argv-policy.ts';
+import { WorkspaceRoots } from '../../toolchain-server/src/policy/cwd.ts';
+import { makeWorkspace, type Workspace } from './helpers.ts';
 
-const ctx = {
-  cwd: '/ws/project',
-  // Inside when under /ws after lexical resolution; the real resolver (realpath) is tested in cwd.test.ts.
-  isInsideRoots: (path: string, cwd: string) => {
-    const abs = path.startsWith('/') ? path : `${cwd}/${path}`;
-    const parts: string[] = [];
-    for (const part of abs.split('/')) {
-      if (part === '..') parts.pop();
-      else if (part && part !== '.') parts.push(part);
-    }
-    return parts[0] === 'ws';
-  },
-};
+let ws: Workspace;
+let roots: WorkspaceRoots;
 
-function refusal(argv: readonly string[]): ToolError | undefined {
+before(() => {
+  ws = makeWorkspace();
+  mkdirSync(join(ws.root, 'sub'));
+  mkdirSync(join(ws.root, 'scripts'));
+  writeFileSync(join(ws.root, 'app.js'), '');
+  writeFileSync(join(ws.root, 'scripts', 'ci.sh'), '');
+  symlinkSync(ws.outside, join(ws.root, 'escape'));
+  roots = new WorkspaceRoots([ws.root]);
+});
+after(() => ws.cleanup());
+
+function decide(argv: readonly string[], posixlyCorrect = false): { error?: ToolError; argv?: string[] } {
   const [name, ...args] = argv;
   try {
-    assertArgvAllowed(name!, args, ctx);
-    return undefined;
+    return { argv: approveArgv(name!, args, { cwd: ws.root, paths: roots, posixlyCorrect }) };
   } catch (error) {
-    if (error instanceof ToolError) return error;
+    if (error instanceof ToolError) return { error };
     throw error;
   }
 }
 
-const denied: ReadonlyArray<readonly [rule: string, argv: readonly string[]]> = [
-  // interpreters evaluating code from flags or stdin
-  ['interpreter-eval', ['python', '-c', 'print(1)']],
+const refused: ReadonlyArray<readonly [rule: string, argv: readonly string[]]> = [
+  // interpreters: code from argv, stdin or a preloaded module
   ['interpreter-eval', ['python3', '-c', 'print(1)']],
   ['interpreter-eval', ['python3.12', '-Ic', 'import os']],
-  ['interpreter-eval', ['python', '-B', '-c', 'x']],
   ['interpreter-eval', ['python', '-W', 'ignore', '-c', 'x']],
-  ['interpreter-eval', ['python', '-W', '-c', 'x']],
-  ['interpreter-stdin', ['python', '-']],
   ['interpreter-stdin', ['python']],
   ['interpreter-stdin', ['python', '-u']],
-  ['interpreter-stdin', ['python', '--', '-']],
+  ['interpreter-stdin', ['python', '-']],
+  ['interpreter-preload', ['python', '-W', 'ignore::antigravity.Warning', 'app.py']],
+  ['python-module', ['python3', '-m', 'timeit', '1']],
+  ['python-module', ['python3', '-m', 'pdb', '-c', '!id', 'x.py']],
+  ['python-module', ['python3', '-mcode']],
   ['interpreter-eval', ['node', '-e', 'process.exit(1)']],
-  ['interpreter-eval', ['node', '--eval', 'x']],
-  ['interpreter-eval', ['node', '--eval=x']],
-  ['interpreter-eval', ['node', '-p', '1']],
   ['interpreter-eval', ['node', '--print', '1']],
   ['interpreter-eval', ['node', '-pe', '1']],
-  ['interpreter-eval', ['node', '--title', 'x', '-e', 'code']],
-  ['interpreter-eval', ['node', '--title', '-e', 'code']],
-  ['interpreter-eval', ['nodejs', '-e', 'x']],
+  ['interpreter-eval', ['node', '--disable-proto', 'delete', '-e', 'x']],
+  ['interpreter-eval', ['node', '--title', 'x', '--eval=code']],
+  ['interpreter-eval', ['node', '--entry-url', 'data:text/javascript,1']],
+  ['interpreter-eval', ['node', '--inspect=0.0.0.0:9229', 'app.js']],
+  ['interpreter-preload', ['node', '--experimental_loader', 'x', 'app.js']],
   ['interpreter-preload', ['node', '-r', './evil.js', 'app.js']],
-  ['interpreter-preload', ['node', '--require', 'x', 'app.js']],
-  ['interpreter-preload', ['node', '--import', 'data:text/javascript,1', 'app.js']],
-  ['interpreter-preload', ['node', '--import=x', 'app.js']],
-  ['interpreter-preload', ['node', '--loader', 'x', 'app.js']],
-  ['interpreter-preload', ['node', '--experimental-loader=x', 'app.js']],
+  ['interpreter-preload', ['node', '--import=data:text/javascript,1', 'app.js']],
   ['interpreter-preload', ['node', '--env-file', '.env', 'app.js']],
+  ['interpreter-preload', ['node', '--test', '--test-reporter=data:text/javascript,x']],
+  ['interpreter-preload', ['node', '--test', '--test-reporter', './my-reporter.js']],
+  ['interpreter-stdin', ['node']],
   ['interpreter-stdin', ['node', '-']],
-  ['interpreter-eval', ['deno', 'eval', 'x']],
   ['interpreter-eval', ['bash', '-c', 'id']],
-  ['interpreter-eval', ['sh', '-c', 'id']],
   ['interpreter-eval', ['sh', '-ec', 'id']],
-  ['interpreter-eval', ['bash', '-O', 'extglob', '-c', 'id']],
   ['interpreter-eval', ['bash', '-o', 'pipefail', '-c', 'id']],
-  ['interpreter-eval', ['bash', '-s']],
-  ['interpreter-eval', ['zsh', '-c', 'id']],
-  ['interpreter-eval', ['bash', '--rcfile', 'x']],
+  ['interpreter-stdin', ['bash', '-s']],
   ['interpreter-stdin', ['bash']],
-  ['interpreter-stdin', ['sh', '-']],
-  ['interpreter-stdin', ['bash', '-x']],
-  ['command-wrapper', ['busybox', 'sh', 'x.sh']],
+  ['interpreter-preload', ['bash', '--rcfile', 'x', 'scripts/ci.sh']],
+  ['option-not-allowed', ['bash', '+x', '-c', 'id']],
   ['interpreter-eval', ['perl', '-e', 'system 1']],
-  ['interpreter-eval', ['perl', '-E', 'say 1']],
-  ['interpreter-eval', ['perl', '-ne', 'print']],
-  ['interpreter-eval', ['perl', '-I', 'lib', '-e', 'x']],
-  ['interpreter-eval', ['perl', '-MPOSIX', 'x.pl']],
-  ['interpreter-stdin', ['perl']],
-  ['interpreter-eval', ['ruby', '-e', 'x']],
-  ['interpreter-eval', ['ruby', '-I', 'lib', '-e', 'x']],
-  ['interpreter-stdin', ['ruby', '-']],
-  // package runners
+  ['interpreter-preload', ['perl', '-MPOSIX', 'x.pl']],
+  ['interpreter-eval', ['awk', 'BEGIN { system("id") }']],
+  ['interpreter-eval', ['awk', 'BEGIN{system("id")}', '-f', '/dev/null']],
+  ['interpreter-eval', ['gawk', '-e', 'BEGIN{}']],
+  ['interpreter-preload', ['gawk', '-f', 'p.awk', '-l', 'evil']],
+  ['interpreter-eval', ['mawk', '-W', 'exec', 'p.awk']],
+  ['interpreter-eval', ['sed', 's/a/b/;e id', 'file']],
+  ['interpreter-eval', ['sed', '-e', '1e id', 'file']],
+  ['interpreter-eval', ['terraform', 'console']],
+  // package runners and wrappers
   ['package-runner', ['npx', 'cowsay']],
-  ['package-runner', ['bunx', 'x']],
-  ['package-runner', ['uvx', 'ruff']],
-  ['package-runner', ['pnpx', 'x']],
   ['package-runner', ['npm', 'exec', 'x']],
+  ['package-runner', ['npm', 'exe', 'x']],
   ['package-runner', ['npm', 'x', 'x']],
-  ['package-runner', ['npm', '--yes', 'exec', 'x']],
+  ['package-runner', ['npm', '--prefix', '.', 'exec', 'x']],
+  ['package-runner', ['npm', 'innit', 'vite']],
+  ['package-runner', ['npm', 'create', 'vite']],
   ['package-runner', ['npm', 'explore', 'x', '--', 'sh']],
-  ['package-runner', ['npm', 'init', 'vite']],
-  ['package-runner', ['pnpm', 'dlx', 'x']],
-  ['package-runner', ['pnpm', 'exec', 'x']],
-  ['package-runner', ['yarn', 'dlx', 'x']],
-  ['package-runner', ['bun', 'x', 'x']],
-  ['package-runner', ['pipx', 'run', 'x']],
-  ['package-runner', ['uv', 'run', 'python', '-c', 'x']],
-  ['package-runner', ['uv', 'tool', 'run', 'x']],
-  ['package-runner', ['poetry', 'run', 'sh']],
+  ['package-runner', ['cargo', 'install', 'ripgrep']],
   ['package-runner', ['go', 'run', 'example.com/evil@latest']],
-  ['go-toolexec', ['go', 'build', '-toolexec=/bin/sh', './...']],
-  ['go-toolexec', ['go', 'test', '-exec', 'sh', './...']],
-  // wrappers that would run an unlisted command
+  ['package-runner', ['helm', 'plugin', 'install', 'https://example/plugin']],
+  ['package-runner', ['uvx', 'ruff']],
   ['command-wrapper', ['env', 'sh', '-c', 'id']],
   ['command-wrapper', ['xargs', 'sh']],
-  ['command-wrapper', ['timeout', '1', 'sh']],
-  ['command-wrapper', ['nice', 'sh']],
-  // git
-  ['git-config', ['git', '-c', 'core.pager=sh', 'log']],
-  ['git-config', ['git', '-ccore.sshCommand=x', 'fetch']],
-  ['git-config', ['git', '--config-env', 'core.pager=X', 'log']],
-  ['git-config', ['git', '--config-env=core.pager=X', 'log']],
-  ['git-config', ['git', '--exec-path=/tmp', 'status']],
-  ['git-config', ['git', 'clone', '-c', 'core.sshCommand=x', 'repo']],
-  ['git-config', ['git', 'clone', '--config', 'core.sshCommand=x', 'repo']],
-  ['git-remote-command', ['git', 'clone', '--upload-pack', 'touch /tmp/x', 'repo']],
-  ['git-remote-command', ['git', 'clone', '--upload-pack=touch /tmp/x', 'repo']],
-  ['git-remote-command', ['git', 'fetch', '--upload-pack=x', 'origin']],
-  ['git-remote-command', ['git', 'clone', '-u', 'x', 'repo']],
-  ['git-remote-command', ['git', 'push', '--receive-pack=x', 'origin']],
-  ['git-remote-command', ['git', 'archive', '--remote=origin', '--exec=x']],
-  ['git-ext-transport', ['git', 'clone', 'ext::sh -c touch% /tmp/pwned', 'dir']],
-  ['git-ext-transport', ['git', 'fetch', 'EXT::sh -c id']],
-  ['git-ext-transport', ['git', 'remote', 'add', 'o', 'ext::x']],
-  ['git-dir-outside-roots', ['git', '-C', '/etc', 'status']],
-  ['git-dir-outside-roots', ['git', '-C', '../../etc', 'status']],
-  ['git-dir-outside-roots', ['git', '-C']],
-  ['git-dir-outside-roots', ['git', '--git-dir=/tmp/evil/.git', 'status']],
-  ['git-dir-outside-roots', ['git', '--work-tree', '/', 'status']],
-  // find
-  ['find-exec', ['find', '.', '-exec', 'sh', '-c', 'id', ';']],
-  ['find-exec', ['find', '.', '-execdir', 'x', '{}', '+']],
-  ['find-exec', ['find', '.', '-ok', 'x', ';']],
-  ['find-exec', ['find', '.', '-okdir', 'x', ';']],
-  ['find-exec', ['find', '.', '-delete']],
-  ['find-exec', ['find', '.', '-fprint', '/tmp/x']],
-  // make
-  ['make-eval', ['make', '--eval', 'x:=$(shell id)']],
-  ['make-eval', ['make', '--eval=x']],
-  ['make-eval', ['make', '-E', 'x']],
-  ['make-eval', ['make', '-kE', 'x']],
-  ['make-eval', ['make', '-C', 'sub', '-E', 'x']],
-  ['make-eval', ['gmake', '--eval', 'x']],
-  ['make-eval', ['make', 'X!=id']],
-  ['make-eval', ['make', 'X:=$(shell id)']],
-  ['make-eval', ['make', 'CC=$(shell id)']],
-  ['make-eval', ['make', 'SHELL=/tmp/evil']],
-  // git subcommands that run a command given in argv
-  ['git-runs-command', ['git', 'submodule', 'foreach', 'id']],
-  ['git-runs-command', ['git', 'submodule', '--quiet', 'foreach', '--recursive', 'id']],
-  ['git-runs-command', ['git', 'bisect', 'run', 'sh', '-c', 'id']],
-  ['git-runs-command', ['git', 'rebase', '-x', 'id', 'main']],
-  ['git-runs-command', ['git', 'rebase', '-xid', 'main']],
-  ['git-runs-command', ['git', 'difftool', '-x', 'id']],
-  ['git-runs-command', ['git', 'mergetool', '--extcmd=id']],
-  ['git-runs-command', ['git', 'filter-branch', '--tree-filter', 'id']],
-  // paths named by options must stay inside the roots
-  ['path-outside-roots', ['git', 'log', '--output=/etc/cron.d/x']],
-  ['path-outside-roots', ['git', 'format-patch', '--output', '../../outside', 'HEAD~1']],
-  ['path-outside-roots', ['make', '-f', '/tmp/evil.mk']],
-  ['path-outside-roots', ['make', '-f/tmp/evil.mk']],
-  ['path-outside-roots', ['make', '--file=/tmp/evil.mk']],
-  ['path-outside-roots', ['make', '-C', '/etc']],
-  ['path-outside-roots', ['make', '--directory=../../..']],
-  ['path-outside-roots', ['make', '-I', '/tmp/includes']],
-  // cargo configuration from argv can name a runner or a compiler wrapper
-  ['cargo-config', ['cargo', '--config', 'build.rustc-wrapper="/tmp/x"', 'build']],
-  ['cargo-config', ['cargo', 'test', '--config=target.x86_64-unknown-linux-gnu.runner="id"']],
-  ['cargo-config', ['cargo', '-Zunstable-options', '-Zconfig-include', 'build']],
-  ['package-runner', ['cargo', 'install', 'ripgrep']],
-  ['package-runner', ['helm', 'plugin', 'install', 'https://example/plugin']],
-  // options of generic tools that name a program to run
+  ['command-wrapper', ['ld.so', '/bin/sh']],
+  ['command-wrapper', ['ld-linux-x86-64.so.2', '/bin/sh']],
+  ['command-wrapper', ['busybox', 'sh']],
+  ['no-argv-policy', ['kubectl', 'get', 'pods']],
+  // configuration from argv, and configuration writes
+  ['config-override', ['git', '-c', 'core.pager=sh', 'log']],
+  ['config-override', ['git', '--config-env', 'core.pager=X', 'log']],
+  ['config-override', ['git', 'clone', '--config', 'core.sshCommand=x', 'https://h/r']],
+  ['config-override', ['cargo', '--config', 'build.rustc-wrapper="/tmp/x"', 'build']],
+  ['config-override', ['cargo', 'test', '--config=target.x.runner="id"']],
+  ['config-override', ['cargo', '-Zunstable-options', 'build']],
+  ['config-override', ['pytest', '-o', 'addopts=-p evil']],
+  ['config-override', ['npm', '--userconfig', '/tmp/npmrc', 'test']],
+  ['config-write', ['git', 'config', 'core.fsmonitor', 'touch /tmp/x']],
+  ['config-write', ['git', 'config', 'alias.x', '!id']],
+  ['config-write', ['git', 'config', '--add', 'x.y', 'z']],
+  ['config-write', ['git', 'remote', 'add', 'o', 'https://h/r']],
+  ['config-write', ['npm', 'pkg', 'set', 'scripts.x=id']],
+  ['config-write', ['npm', 'config', 'set', 'script-shell', '/tmp/x']],
+  ['config-write', ['npm', 'set', 'script-shell', '/tmp/x']],
+  ['config-write', ['go', 'env', '-w', 'CC=/tmp/x']],
+  ['config-write', ['go', 'env', '-u', 'GOFLAGS']],
+  ['config-write', ['python3', '-m', 'pip', 'config', 'set', 'global.index-url', 'x']],
+  // options that name a program, however they are spelled
+  ['runs-command-option', ['git', 'fetch', '--upload-pack=touch /tmp/x', 'origin']],
+  ['runs-command-option', ['git', 'fetch', '--upload-pa=x', 'origin']],
+  ['runs-command-option', ['git', 'clone', '-u', 'x', 'https://h/r']],
+  ['runs-command-option', ['git', 'push', '--receive-pack=x', 'origin']],
+  ['runs-command-option', ['git', 'rebase', '-x', 'id', 'main']],
+  ['runs-command-option', ['git', 'rebase', '-xid', 'main']],
+  ['runs-command-option', ['git', 'grep', '-O', 'x']],
+  ['runs-command-option', ['git', 'submodule', 'foreach', 'id']],
+  ['runs-command-option', ['git', 'bisect', 'run', 'sh']],
+  ['runs-command-option', ['git', 'filter-branch', '--tree-filter', 'id']],
+  ['runs-command-option', ['git', 'difftool', '-x', 'id']],
+  ['runs-command-option', ['git', '--exec-path=.', 'x']],
+  ['runs-command-option', ['git', 'log', '--ext-diff']],
+  ['runs-command-option', ['git', 'commit', '-S', '-m', 'x']],
   ['runs-command-option', ['tar', '--to-command=id', '-xf', 'a.tar']],
-  ['runs-command-option', ['tar', '-I', 'id', '-xf', 'a.tar']],
-  ['runs-command-option', ['tar', '--use-compress-program', 'id', '-cf', 'a.tar', '.']],
-  ['runs-command-option', ['tar', '--checkpoint=1', '--checkpoint-action=exec=id', '-cf', 'a.tar', '.']],
-  ['runs-command-option', ['rsync', '-e', 'id', 'a', 'b']],
-  ['runs-command-option', ['rsync', '--rsync-path=id', 'a', 'host:b']],
-  ['runs-command-option', ['ssh', '-o', 'ProxyCommand=id', 'host']],
-  ['runs-command-option', ['ssh', '-oProxyCommand=id', 'host']],
-  ['runs-command-option', ['scp', '-o', 'LocalCommand id', 'a', 'host:b']],
+  ['runs-command-option', ['tar', '--to-c=id', '-xf', 'a.tar']],
+  ['runs-command-option', ['tar', '-cI', 'id', '-f', 'a.tar', '.']],
+  ['runs-command-option', ['tar', 'cfI', 'a.tar', 'id', '.']],
+  ['runs-command-option', ['tar', '--use=id', '-cf', 'a.tar', '.']],
+  ['runs-command-option', ['tar', '--checkpoint=1', '--checkpoint-a=exec=id', '-cf', 'a.tar', '.']],
+  ['runs-command-option', ['tar', '-cf', 'host:a.tar', '.']],
+  ['runs-command-option', ['tar', 'xf', 'a.tar', '--rsh-command=/bin/sh']],
+  ['runs-command-option', ['find', '.', '-exec', 'sh', '-c', 'id', ';']],
+  ['runs-command-option', ['find', '.', '-name', 'x', '-execdir', 'id', '+']],
+  ['runs-command-option', ['sort', '--compress-program=sh', 'f']],
+  ['runs-command-option', ['go', 'build', '-toolexec=/bin/sh', './...']],
+  ['runs-command-option', ['go', 'test', './...', '--toolexec', 'sh']],
+  ['runs-command-option', ['go', 'test', '-exec', 'sh', './...']],
+  ['runs-command-option', ['go', 'build', '-ldflags=-extld=/bin/sh', './...']],
+  ['runs-command-option', ['go', 'vet', '-vettool=/bin/sh', './...']],
+  ['runs-command-option', ['rustc', '-C', 'linker=/bin/sh', 'main.rs']],
+  ['runs-command-option', ['rustc', '-Clink-arg=-fuse-ld=/tmp/x', 'main.rs']],
   ['runs-command-option', ['helm', 'template', 'chart', '--post-renderer', './x']],
-  ['runs-command-option', ['helm', 'install', 'r', 'chart', '--post-renderer=./x']],
-  // awk programs, sed scripts and editors are code
-  ['interpreter-eval', ['awk', 'BEGIN { system("id") }']],
-  ['interpreter-eval', ['gawk', '-F:', '{ print $1 }', 'file']],
-  ['interpreter-eval', ['sed', '-e', '1e id', 'file']],
-  ['interpreter-eval', ['sed', 's/a/b/w /tmp/x', 'file']],
-  ['interpreter-eval', ['vim', '-c', '!id']],
-  ['interpreter-eval', ['ex', '+!id']],
+  ['runs-command-option', ['npm', '--script-shell=/tmp/x', 'test']],
+  ['runs-command-option', ['ssh', '-4oProxyCommand=id', 'host']],
+  ['runs-command-option', ['rsync', '-e', 'id', 'a', 'b']],
+  ['runs-command-option', ['gcc', '-wrapper', '/bin/sh,-s', 'x.c']],
+  ['runs-command-option', ['zip', 'a.zip', 'f', '-T', '-TT', 'id']],
+  ['option-not-allowed', ['cargo', 'clippy', '--', '-C', 'linker=/bin/sh']],
+  ['response-file', ['rustc', '@args.txt']],
+  ['make-eval', ['make', '--eval', 'x:=$(shell id)']],
+  ['make-eval', ['make', '--ev=$(shell id)']],
+  ['make-eval', ['make', '-kE', 'x']],
+  ['make-eval', ['make', 'X!=id']],
+  ['make-assignment', ['make', 'CC=/tmp/evil']],
+  ['make-assignment', ['make', 'SHELL=/bin/sh', 'all']],
+  ['make-assignment', ['make', 'CFLAGS=-O2', 'all']],
+  ['remote-helper', ['git', 'clone', 'ext::sh -c touch% /tmp/pwned', 'dir']],
+  ['remote-helper', ['git', 'fetch', 'EXT::sh -c id']],
+  ['remote-helper', ['git', 'ls-remote', 'fd::3']],
+  ['remote-helper', ['git', 'clone', 'foo://host/repo', 'dir']],
+  ['package-source', ['npm', 'install', 'github:user/repo']],
+  ['package-source', ['npm', 'install', 'git+ssh://git@h/r.git']],
+  ['package-source', ['pip', 'install', 'git+https://h/r']],
+  // paths outside the roots, given directly, through `..`, through a symlink, or via -C
+  ['path-outside-roots', ['cat', '/etc/passwd']],
+  ['path-outside-roots', ['cat', '../outside/secret']],
+  ['path-outside-roots', ['cat', 'escape/secret']],
+  ['path-outside-roots', ['head', '-n', '1', 'sub/../../outside/x']],
+  ['path-outside-roots', ['git', 'diff', '--no-index', '/etc/passwd', 'x']],
+  ['path-outside-roots', ['git', 'diff', '/dev/null', '/etc/passwd']],
+  ['path-outside-roots', ['git', 'init', '/tmp/outside']],
+  ['path-outside-roots', ['git', 'archive', '-o', '/tmp/x.tar', 'HEAD']],
+  ['path-outside-roots', ['git', 'log', '--output=/etc/cron.d/x']],
+  ['path-outside-roots', ['git', 'log', '--outp=escape/x']],
+  ['path-outside-roots', ['git', '-C', '/etc', 'status']],
+  ['path-outside-roots', ['git', '--git-dir=/tmp/evil/.git', 'status']],
+  ['path-outside-roots', ['git', 'apply', '--unsafe-paths', 'x.patch']],
+  ['path-outside-roots', ['tar', '-xf', 'a.tar', '-C', '/tmp']],
+  ['path-outside-roots', ['tar', 'xfC', 'a.tar', 'escape']],
+  ['path-outside-roots', ['tar', '-xPf', 'a.tar']],
+  ['path-outside-roots', ['tar', '-chf', 'a.tar', 'escape']],
+  ['path-outside-roots', ['make', '-C', '/etc']],
+  ['path-outside-roots', ['make', '-f/tmp/evil.mk']],
+  ['path-outside-roots', ['make', '-C', 'sub', '-f', '../../outside/x.mk']],
+  ['path-outside-roots', ['node', '--test', '--test-reporter-destination=/tmp/out']],
+  ['path-outside-roots', ['node', '/etc/x.js']],
+  ['path-outside-roots', ['find', '/', '-name', 'x']],
+  ['path-outside-roots', ['find', '-L', '.', '-name', 'x']],
+  ['path-outside-roots', ['grep', '-R', 'x', '.']],
+  ['path-outside-roots', ['grep', '-r', 'x', 'escape']],
+  ['path-outside-roots', ['ls', '-L', 'escape']],
+  ['path-outside-roots', ['cp', 'app.js', '/tmp/x']],
+  ['path-outside-roots', ['npm', 'install', '../outside/pkg']],
+  ['path-outside-roots', ['npm', '--global', 'install', 'x']],
+  ['path-outside-roots', ['helm', 'lint', 'chart', '--set-file', 'a=/etc/passwd']],
+  ['path-outside-roots', ['terraform', '-chdir=/etc', 'init']],
+  ['path-outside-roots', ['pytest', '--rootdir=/', 'tests']],
+  // anything not listed
+  ['option-not-allowed', ['make', '--no-such-option']],
+  ['option-not-allowed', ['cat', '-x']],
+  ['option-ambiguous', ['make', '--no']],
+  ['option-ambiguous', ['npm', '--pref', 'sub', 'ci']],
+  ['option-value', ['make', '--jobs=many']],
+  ['option-value', ['tar', '--format=evil', '-cf', 'a.tar', '.']],
+  ['subcommand-not-allowed', ['git', 'frobnicate']],
+  ['subcommand-not-allowed', ['npm', 'publish']],
+  ['positional-not-allowed', ['pwd', 'extra']],
+  ['positional-not-allowed', ['git', 'config', '--get', 'a', 'b', 'c']],
 ];
 
-const allowed: ReadonlyArray<readonly string[]> = [
-  ['python', 'script.py', '-c', 'passed to the script'],
-  ['python', '-m', 'pytest', '-c', 'pytest.ini'],
-  ['python3', '-B', 'tools/gen.py'],
-  ['python', '-W', 'ignore', 'x.py'],
-  ['node', 'scripts/build.js', '-e', 'arg for the script'],
-  ['node', '--test', 'test/'],
-  ['node', '--title', 'x', 'app.js'],
-  ['node', '--max-old-space-size=512', 'app.js'],
-  ['bash', 'scripts/ci.sh', '-c'],
-  ['sh', './configure'],
-  ['perl', 'Makefile.PL'],
-  ['ruby', 'script.rb'],
-  ['npm', 'test'],
-  ['npm', 'run', 'build'],
-  ['npm', 'ci'],
-  ['pnpm', 'install'],
-  ['go', 'test', './...'],
-  ['go', 'run', './cmd/tool'],
-  ['git', 'status'],
-  ['git', 'log', '--oneline', '-n', '5'],
-  ['git', '-C', 'sub', 'status'],
-  ['git', '-C', '/ws/other', 'status'],
-  ['git', 'commit', '-m', 'mention ext in message'],
-  ['git', 'diff', '--stat'],
-  ['find', '.', '-name', '*.ts', '-print'],
-  ['make'],
-  ['make', '-j4', 'test'],
-  ['make', '-C', 'sub', 'all'],
-  ['make', 'CFLAGS=-O2', 'all'],
-  ['cargo', 'test'],
-  ['cargo', 'build', '--release', '-p', 'core'],
-  ['git', 'submodule', 'update', '--init'],
-  ['git', 'rebase', 'main'],
-  ['git', 'bisect', 'start'],
-  ['git', 'log', '--output=notes/log.txt'],
-  ['make', '-f', 'build/Makefile', 'all'],
-  ['make', '--directory=sub', 'all'],
-  ['awk', '-f', 'scripts/report.awk', 'data.csv'],
-  ['sed', '--sandbox', '-e', 's/a/b/', 'file'],
-  ['tar', '-czf', 'dist.tgz', 'dist'],
-  ['rsync', '-a', 'src/', 'dst/'],
-  ['ssh', '-o', 'StrictHostKeyChecking=yes', 'host'],
-  ['helm', 'template', 'chart', '--values', 'values.yaml'],
-  ['ls', '-la'],
+const allowed: ReadonlyArray<readonly [argv: readonly string[], runs?: readonly string[]]> = [
+  [['python', 'app.js', '-c', 'passed to the script']],
+  [['python3', '-m', 'pytest', '-k', 'fast', 'tests/test_x.py::test_y']],
+  [['python', '-m', 'pip', 'install', 'requests>=2', './local-pkg']],
+  [['python', '-W', 'ignore::DeprecationWarning', 'app.js']],
+  [['node', 'app.js', '-e', 'an argument for the script']],
+  [['node', '--test', 'test/']],
+  [['node', '--disable-proto', 'delete', 'app.js']],
+  [
+    ['node', '--experimental_strip_types', 'app.js'],
+    ['--experimental-strip-types', 'app.js'],
+  ],
+  [['node', '--test', '--test-reporter=spec', '--test-reporter-destination=stdout']],
+  [['bash', 'scripts/ci.sh', '-c']],
+  [['sh', '-e', 'scripts/ci.sh']],
+  [['npm', 'test']],
+  [['npm', 't'], ['test']],
+  [['npm', 'run', 'build', '--', '--watch']],
+  [
+    ['npm', 'rum', 'build'],
+    ['run', 'build'],
+  ],
+  [
+    ['npm', '--prefi', 'sub', 'ci'],
+    ['--prefix=sub', 'ci'],
+  ],
+  [['npm', 'install', 'lodash@^4.17', '@scope/pkg']],
+  [['go', 'test', '-run=TestX', './...']],
+  [['go', 'test', './...', '-count=1', '-args', '-custom-flag']],
+  [['go', 'build', '-ldflags=-s -w -X main.version=1', './cmd/tool']],
+  [['git', 'status']],
+  [['git', 'log', '--oneline', '-n', '5']],
+  [
+    ['git', 'log', '--onel'],
+    ['log', '--oneline'],
+  ],
+  [['git', '-C', 'sub', 'status']],
+  [['git', 'commit', '-m', 'mention ext:: and -c in a message']],
+  [['git', 'config', '--get', 'user.name']],
+  [['git', 'diff', '--stat', 'HEAD~1', '--', 'sub']],
+  [['git', 'clone', 'https://example.com/r.git', 'sub/r']],
+  [['git', 'fetch', 'origin', 'main:refs/remotes/origin/main']],
+  [['find', '.', '-name', '*.ts', '-print']],
+  [['make']],
+  [['make', '-j4', 'test']],
+  [
+    ['make', '-kj', '4', 'test'],
+    ['--keep-going', '--jobs=4', 'test'],
+  ],
+  [['make', '-C', 'sub', 'all', 'V=1']],
+  [['cargo', 'test', '--', '--nocapture']],
+  [
+    ['cargo', 't', '-p', 'core'],
+    ['test', '-p', 'core'],
+  ],
+  [['cargo', 'clippy', '--all-targets', '--', '-D', 'warnings']],
+  [['rustc', '-Copt-level=2', 'main.rs']],
+  [
+    ['tar', 'czf', 'dist.tgz', 'sub'],
+    ['--create', '--gzip', '--file=dist.tgz', 'sub'],
+  ],
+  [
+    ['tar', '-xzf', 'dist.tgz', '-C', 'sub'],
+    ['--extract', '--gzip', '--file=dist.tgz', '-C', 'sub'],
+  ],
+  [['awk', '-f', 'scripts/report.awk', 'data.csv', 'n=1']],
+  [['sed', '--sandbox', '-e', 's/a/b/', 'file']],
+  [['sed', 's/a/b/', 'file', '--sandbox']],
+  [
+    ['grep', '-rn', 'TODO', 'sub'],
+    ['--recursive', '--line-number', 'TODO', 'sub'],
+  ],
+  [['helm', 'template', 'chart', '--values', 'values.yaml']],
+  [['terraform', 'fmt', '-check', '-recursive', 'sub']],
+  [['pytest', '-p', 'no:cacheprovider', '--color=no']],
+  [['tsc', '--noEmit', '--pretty', 'false']],
+  [['echo', '-x', 'hello']],
+  [
+    ['ls', '-la'],
+    ['-l', '--all'],
+  ],
+  [['cat', 'escape/../workspace/app.js']],
 ];
 
 describe('argv policy: refused', () => {
-  for (const [rule, argv] of denied) {
+  for (const [rule, argv] of refused) {
     it(`${rule}: ${JSON.stringify(argv)}`, () => {
-      const error = refusal(argv);
+      const { error } = decide(argv);
       assert.ok(error, `expected ${JSON.stringify(argv)} to be refused`);
       assert.equal(error.code, 'TOOLYARD_POLICY_DENIED');
-      assert.equal(error.rule, rule);
+      assert.equal(error.rule, rule, error.describe());
       assert.ok(error.allowed && error.allowed.length > 0, 'a denial says what is allowed instead');
-      assert.match(error.describe(), new RegExp(`\\[rule ${rule}\\]`));
+      assert.match(error.describe(), new RegExp(`\\[rule ${rule}\\].*Allowed instead: `));
     });
   }
 });
 
 describe('argv policy: allowed', () => {
-  for (const argv of allowed) {
+  for (const [argv, runs] of allowed) {
     it(JSON.stringify(argv), () => {
-      const error = refusal(argv);
-      assert.equal(error, undefined, error?.describe());
+      const decision = decide(argv);
+      assert.equal(decision.error, undefined, decision.error?.describe());
+      assert.deepEqual(decision.argv, runs ?? argv.slice(1));
     });
   }
-});
 
-describe('commandFamily', () => {
-  it('maps versioned interpreter names to their family', () => {
-    assert.equal(commandFamily('python3.11'), 'python');
-    assert.equal(commandFamily('perl5.36'), 'perl');
-    assert.equal(commandFamily('gmake'), 'make');
-    assert.equal(commandFamily('cargo'), 'cargo');
+  it('honours POSIXLY_CORRECT in the child environment: sed --sandbox after a file is a file', () => {
+    assert.equal(decide(['sed', 's/a/b/', 'file', '--sandbox'], true).error?.rule, 'interpreter-eval');
+    assert.equal(decide(['sed', '--sandbox', 's/a/b/', 'file'], true).error, undefined);
+  });
+
+  it('re-emits approved argv that approves to itself (the spelling is a fixed point)', () => {
+    for (const [argv] of allowed) {
+      const once = decide(argv).argv!;
+      assert.deepEqual(decide([argv[0]!, ...once]).argv, once, JSON.stringify(argv));
+    }
+  });
+
+  it('has a table for every command the presets run', () => {
+    for (const name of ['go', 'pytest', 'ruff', 'cargo', 'npm', 'node', 'tsc', 'terraform', 'helm'])
+      assert.ok(commandTable(name), name);
   });
 });

@@ -83,8 +83,28 @@ describe('WorkspaceRoots', () => {
       code(() => roots.resolvePath('escape', ws.root)),
       'TOOLYARD_CWD_OUTSIDE_ROOTS',
     );
-    assert.equal(roots.isInside('sub', ws.root), true);
-    assert.equal(roots.isInside('/etc', ws.root), false);
+    assert.equal(roots.inside('sub', ws.root), true);
+    assert.equal(roots.inside('/etc', ws.root), false);
+  });
+
+  it('follows symlinks where they appear, as the kernel does, for paths that exist or not', () => {
+    // escape -> outside: `escape/..` is the parent of outside, not the workspace.
+    assert.equal(roots.inside('escape/../workspace/file.txt', ws.root), true);
+    assert.equal(roots.inside('escape/..', ws.root), false);
+    assert.equal(roots.inside('escape/new-file', ws.root), false);
+    // A path that does not exist yet is judged by where it would be created.
+    assert.equal(roots.inside('sub/new/deeper/file', ws.root), true);
+    assert.equal(roots.inside('sub/new/../../../x', ws.root), false);
+    // A dangling symlink leads where writing through it would land.
+    symlinkSync(join(ws.outside, 'not-yet'), join(ws.root, 'dangling'));
+    assert.equal(roots.inside('dangling', ws.root), false);
+    symlinkSync('sub/not-yet', join(ws.root, 'dangling-inside'));
+    assert.equal(roots.inside('dangling-inside', ws.root), true);
+    // A symlink loop is refused.
+    symlinkSync('loop-b', join(ws.root, 'loop-a'));
+    symlinkSync('loop-a', join(ws.root, 'loop-b'));
+    assert.equal(roots.inside('loop-a/x', ws.root), false);
+    assert.equal(roots.inside('x\0y', ws.root), false);
   });
 
   it('reports missing roots', () => {

@@ -30,18 +30,16 @@ describe('docs/toolchain-server.md', () => {
     for (const code of mentioned) assert.ok(code in ERROR_CODES, `${code} in docs is not in the catalogue`);
   });
 
-  it('lists every policy rule, and every rule the code can name is catalogued', () => {
+  it('lists every policy rule; every catalogued rule is one the code can name', () => {
     assert.deepEqual(tableRows('Policy rules').sort(), Object.keys(POLICY_RULES).sort());
-    const used = new Set<string>();
-    for (const file of sourceFiles(join(root, 'toolchain-server', 'src'))) {
-      const text = readFileSync(file, 'utf8');
-      for (const m of text.matchAll(/deny\(\s*'([a-z-]+)'|rule: '([a-z-]+)'/g)) used.add((m[1] ?? m[2])!);
-    }
-    assert.ok(used.size >= 10, `found ${used.size} rules in the sources`);
-    assert.deepEqual(
-      [...used].filter((r) => !(r in POLICY_RULES)),
-      [],
-    );
+    // Refusals are typed against the catalogue (PolicyRule), so code cannot name an uncatalogued rule; this
+    // checks the other direction: no catalogued rule is dead.
+    const sources = sourceFiles(join(root, 'toolchain-server', 'src'))
+      .filter((file) => !file.endsWith('errors.ts'))
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
+    for (const rule of Object.keys(POLICY_RULES))
+      assert.ok(sources.includes(`'${rule}'`), `rule ${rule} is catalogued but no source names it`);
   });
 
   it('lists every audit field', () => {

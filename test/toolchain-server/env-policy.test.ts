@@ -53,6 +53,21 @@ const refused = [
   // per-user configuration directories (a .gitconfig or .npmrc there can name programs)
   'HOME',
   'XDG_CONFIG_HOME',
+  // code or options by other names: warnings filters import modules, POSIXLY_CORRECT changes option
+  // parsing, pagers and browsers are programs, cargo aliases are commands
+  'POSIXLY_CORRECT',
+  'PYTHONWARNINGS',
+  'PYTEST_ADDOPTS',
+  'BROWSER',
+  'LESSOPEN',
+  'CARGO_ALIAS_X',
+  'GOFLAGS',
+  'GOPROXY',
+  'TMPDIR',
+  // anything else is simply not on the allowlist
+  'MY_PROJECT_SETTING',
+  'PYTEST_ADDOPTS_X',
+  'AWS_SECRET_ACCESS_KEY',
   '1BAD',
   'A-B',
   '',
@@ -78,7 +93,8 @@ describe('caller env policy', () => {
     'GOOS',
     'GIT_AUTHOR_NAME',
     'GIT_COMMITTER_EMAIL',
-    'PYTEST_ADDOPTS_X',
+    'CARGO_TERM_COLOR',
+    'CGO_ENABLED',
     'LANG',
   ]) {
     it(`allows ${name}`, () => {
@@ -87,16 +103,24 @@ describe('caller env policy', () => {
     });
   }
 
+  it('allows the names a deployment adds with env.callerAllowed', () => {
+    assert.match(refusedEnvReason('DATABASE_URL') ?? '', /allowlist/);
+    assert.equal(refusedEnvReason('DATABASE_URL', ['DATABASE_URL']), undefined);
+    assert.deepEqual(applyCallerEnv({}, { DATABASE_URL: 'x' }, ['DATABASE_URL']), { DATABASE_URL: 'x' });
+    // The refused names stay refused whatever the deployment lists.
+    assert.ok(refusedEnvReason('NODE_OPTIONS', ['NODE_OPTIONS']));
+  });
+
   it('refuses NUL bytes, oversized values and too many variables', () => {
-    assert.throws(() => applyCallerEnv({}, { A: 'x\0y' }), /NUL/);
-    assert.throws(() => applyCallerEnv({}, { A: 'x'.repeat(40_000) }), /32 KiB/);
+    assert.throws(() => applyCallerEnv({}, { CI: 'x'.repeat(40_000) }), /32 KiB/);
     const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`V${i}`, '1']));
+    assert.throws(() => applyCallerEnv({}, { CI: 'x\0y' }), /NUL/);
     assert.throws(() => applyCallerEnv({}, many), /at most 64/);
   });
 });
 
 describe('base env', () => {
-  it('copies only passthrough names and fixed values; secrets never, even when listed', () => {
+  it('copies only passthrough names and fixed values', () => {
     const serverEnv = {
       PATH: '/usr/bin',
       LANG: 'C.UTF-8',
@@ -106,11 +130,10 @@ describe('base env', () => {
     };
     const env = buildBaseEnv(
       {
-        passthrough: ['PATH', 'LANG', 'TOOLYARD_TOKEN', 'MISSING'],
+        passthrough: ['PATH', 'LANG', 'MISSING'],
         set: { HOME: '/tmp/home', CARGO_HOME: '/cache/cargo' },
       },
       serverEnv,
-      ['TOOLYARD_TOKEN'],
     );
     assert.deepEqual(env, {
       PATH: '/usr/bin',

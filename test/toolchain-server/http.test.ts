@@ -1,7 +1,10 @@
 /** The HTTP layer with fastify inject and over real sockets: DNS rebinding, bearer token, health, metrics. */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { parseToolchainServerConfig } from '../../toolchain-server/src/config.ts';
 import { buildHealthServer, buildServer } from '../../toolchain-server/src/http.ts';
 import {
   connectClient,
@@ -195,12 +198,9 @@ describe('bearer token', () => {
   const log = memoryLog();
   before(() => {
     ws = makeWorkspace();
+    writeFileSync(join(ws.outside, 'token'), `${token}\n`);
     app = buildServer({
-      config: makeConfig(ws, {
-        auth: { bearerTokenEnv: 'TOOLYARD_TOKEN' },
-        env: { passthrough: ['PATH', 'TOOLYARD_TOKEN'], set: {} },
-      }),
-      env: { PATH: process.env.PATH, TOOLYARD_TOKEN: token },
+      config: makeConfig(ws, { auth: { bearerTokenFile: join(ws.outside, 'token') } }),
       log: log.sink,
     });
   });
@@ -231,7 +231,30 @@ describe('bearer token', () => {
     await initialize(app, { authorization: `Bearer ${token}` });
   });
 
-  it('never passes the token to children or logs it, even when passthrough lists it', async () => {
+  it('opens no session for a request without a valid token', async () => {
+    for (let i = 0; i < 20; i++) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { ...MCP_HEADERS, host: '127.0.0.1' },
+        payload: INIT_BODY,
+      });
+      assert.equal(res.statusCode, 401);
+      assert.equal(res.headers['mcp-session-id'], undefined);
+    }
+    const metrics = await app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { host: '127.0.0.1', authorization: `Bearer ${token}` },
+    });
+    assert.match(
+      metrics.body,
+      /^toolyard_mcp_sessions 1$/m,
+      'only the authenticated session of the test above',
+    );
+  });
+
+  it('never passes the token to children or logs it', async () => {
     const base = await listen(app);
     const client = await connectClient(base, { authorization: `Bearer ${token}` });
     const result = await client.callTool({ name: 'exec_allowed', arguments: { command: ['printenv'] } });
@@ -242,16 +265,24 @@ describe('bearer token', () => {
     assert.doesNotMatch(JSON.stringify(log.lines), /s3cret/);
   });
 
-  it('refuses to build when the token source is empty', () => {
+  it('refuses to build when the token file is missing or empty, and has no environment form', () => {
+    writeFileSync(join(ws.outside, 'empty'), '\n');
     assert.throws(
       () =>
         buildServer({
-          config: makeConfig(ws, { auth: { bearerTokenEnv: 'UNSET_TOKEN' } }),
-          env: {},
+          config: makeConfig(ws, { auth: { bearerTokenFile: join(ws.outside, 'empty') } }),
           log: () => {},
         }),
-      /\/auth\/bearerTokenEnv/,
+      /\/auth\/bearerTokenFile .*empty/,
     );
+    const parsed = parseToolchainServerConfig({
+      name: 'x',
+      listen: { port: 0 },
+      workspaceRoots: ['/w'],
+      auth: { bearerTokenFile: '/t', bearerTokenEnv: 'TOKEN' },
+    });
+    assert.equal(parsed.ok, false);
+    assert.match(JSON.stringify(!parsed.ok && parsed.issues), /bearerTokenEnv.*removed.*environ/);
     assert.throws(
       () =>
         buildServer({

@@ -111,7 +111,7 @@ describe('MCP (in memory)', () => {
       'policy rule',
       { command: ['git', '-c', 'core.pager=sh', 'log'] },
       'TOOLYARD_POLICY_DENIED',
-      /\[rule git-config\].*Allowed instead: /,
+      /\[rule config-override\].*Allowed instead: /,
     ],
     [
       'interpreter eval',
@@ -197,7 +197,7 @@ describe('MCP (in memory)', () => {
     assert.equal(audits[0]!.exitCode, 0);
     assert.deepEqual(audits[0]!.argv, ['true']);
     assert.equal(audits[1]!.decision, 'denied');
-    assert.equal(audits[1]!.rule, 'git-config');
+    assert.equal(audits[1]!.rule, 'config-override');
     assert.equal(audits[1]!.code, 'TOOLYARD_POLICY_DENIED');
   });
 

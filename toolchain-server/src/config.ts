@@ -5,6 +5,7 @@
  * Kept free of Node APIs so the renderer can bundle it for the browser.
  */
 import { z } from 'zod';
+import { DEFAULT_PASSTHROUGH, neverCallerEnvReason } from './policy/env-names.ts';
 
 /** Presets of structured tools, each a typed wrapper around one toolchain's binaries. */
 export const TOOL_PRESETS = ['go', 'python', 'cargo', 'node', 'terraform', 'helm'] as const;
@@ -61,6 +62,8 @@ export const limitsSchema = z
     maxOutputBytes: z.number().int().positive().default(1048576),
     maxConcurrency: z.number().int().positive().default(2),
     maxQueue: z.number().int().nonnegative().default(16),
+    /** Open MCP sessions; beyond it a new client gets 503 with Retry-After, and no live session is evicted. */
+    maxSessions: z.number().int().positive().default(64),
   })
   .strict()
   .refine((l) => l.defaultTimeoutSeconds <= l.maxTimeoutSeconds, {
@@ -70,21 +73,35 @@ export const limitsSchema = z
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
+const callerAllowedName = envName.refine((name) => neverCallerEnvReason(name) === undefined, {
+  error: (issue) =>
+    `${String(issue.input)} can never be set by a caller: ${neverCallerEnvReason(String(issue.input))}`,
+});
+
 export const envSchema = z
   .object({
-    /** Names copied from the server's own environment into every child (e.g. PATH, LANG). */
-    passthrough: z.array(envName).default([]),
+    /** Names copied from the server's own environment into every child. Default: PATH and the locale. */
+    passthrough: z.array(envName).default([...DEFAULT_PASSTHROUGH]),
     /** Fixed values set in every child (HOME, caches, TMPDIR). */
     set: z.record(envName, z.string()).default({}),
+    /** Names a caller may set besides the built-in allowlist (project variables such as DATABASE_URL). */
+    callerAllowed: z.array(callerAllowedName).default([]),
   })
   .strict();
 
 export const authSchema = z
-  .union([
-    z.object({ bearerTokenFile: z.string().min(1) }).strict(),
-    z.object({ bearerTokenEnv: envName }).strict(),
-  ])
+  .object({
+    /** A file holding the bearer token (a mounted Secret), read once at start. */
+    bearerTokenFile: z.string().startsWith('/', 'must be an absolute path'),
+  })
+  .strict()
   .optional();
+
+/** Fields that existed once, with why they are gone; a config that still has one is told so. */
+const REMOVED_FIELDS: Readonly<Record<string, string>> = {
+  '/auth/bearerTokenEnv':
+    'removed: a token in the server environment reaches every child through /proc/<pid>/environ; mount it as a file and set bearerTokenFile',
+};
 
 export const toolchainServerConfigSchema = z
   .object({
@@ -100,8 +117,9 @@ export const toolchainServerConfigSchema = z
       maxOutputBytes: 1048576,
       maxConcurrency: 2,
       maxQueue: 16,
+      maxSessions: 64,
     }),
-    env: envSchema.default({ passthrough: [], set: {} }),
+    env: envSchema.default({ passthrough: [...DEFAULT_PASSTHROUGH], set: {}, callerAllowed: [] }),
     auth: authSchema,
   })
   .strict();
@@ -127,9 +145,17 @@ export function parseToolchainServerConfig(value: unknown): ConfigParseResult {
   if (result.success) return { ok: true, config: result.data };
   return {
     ok: false,
-    issues: result.error.issues.map((issue) => ({
-      path: `/${issue.path.map(String).join('/')}`,
-      message: issue.message,
-    })),
+    issues: result.error.issues.flatMap((issue) => {
+      const path = `/${issue.path.map(String).join('/')}`;
+      if (issue.code === 'unrecognized_keys') {
+        const removed = issue.keys.filter((key) => REMOVED_FIELDS[`${path === '/' ? '' : path}/${key}`]);
+        if (removed.length > 0)
+          return removed.map((key) => {
+            const field = `${path === '/' ? '' : path}/${key}`;
+            return { path: field, message: REMOVED_FIELDS[field]! };
+          });
+      }
+      return [{ path, message: issue.message }];
+    }),
   };
 }

@@ -14,7 +14,7 @@ export interface ErrorCodeInfo {
 export const ERROR_CODES = {
   TOOLYARD_POLICY_DENIED: {
     summary:
-      'An argument policy rule refused the argv (interpreter eval flags, package runners, git config, find -exec, make --eval, ...).',
+      'The argv policy refused the call: a subcommand, option or value the command table does not list, or one it refuses by rule.',
     decision: 'denied',
   },
   TOOLYARD_COMMAND_NOT_ALLOWED: {
@@ -40,8 +40,7 @@ export const ERROR_CODES = {
     decision: 'error',
   },
   TOOLYARD_ENV_REFUSED: {
-    summary:
-      'A caller-supplied environment variable is refused (loader, interpreter, shell or git hook variables).',
+    summary: 'A caller-supplied environment variable is not on the allowlist.',
     decision: 'denied',
   },
   TOOLYARD_FLAG_INJECTION: {
@@ -84,11 +83,11 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export class ToolError extends Error {
   readonly code: ErrorCode;
   /** The policy rule that refused the call, when a rule did. */
-  readonly rule: string | undefined;
+  readonly rule: PolicyRule | undefined;
   /** What the caller may do instead. */
   readonly allowed: string | undefined;
 
-  constructor(code: ErrorCode, message: string, details: { rule?: string; allowed?: string } = {}) {
+  constructor(code: ErrorCode, message: string, details: { rule?: PolicyRule; allowed?: string } = {}) {
     super(message);
     this.name = 'ToolError';
     this.code = code;
@@ -112,38 +111,55 @@ export function isToolError(value: unknown): value is ToolError {
   return value instanceof ToolError;
 }
 
-/** Every policy rule a denial can name, with what it refuses; the docs list them and a test keeps both in sync. */
+/**
+ * Every policy rule a denial can name, with what it refuses. Tables and refusals are typed against this list
+ * (`PolicyRule`), so code cannot name a rule the catalogue lacks; the docs list them and a test keeps both in
+ * sync.
+ */
 export const POLICY_RULES = {
   'command-allowlist':
     'Commands are bare names from tools.allowedCommands (or a preset), resolved at start from the server PATH.',
+  'no-argv-policy':
+    'The command has no argv table, so none of its arguments can be checked: it is refused whole.',
+  'subcommand-not-allowed':
+    "The subcommand is not in the command's table; the refusal lists the allowed ones.",
+  'option-not-allowed':
+    'The option is not in the table of that command or subcommand; the refusal lists the allowed ones.',
+  'option-ambiguous': 'An abbreviated long option matches several options.',
+  'option-value':
+    "An option's value is missing, not allowed, or not of the listed kind (number, choice, pattern).",
+  'positional-not-allowed':
+    'Too many operands, or an operand starting with - where the tool would read an option (put it after --).',
+  'response-file':
+    'An @file argument (rustc, tsc) would read more arguments from a file the policy cannot see.',
+  'path-outside-roots':
+    'A path-like operand or option value resolves, symlinks followed, outside workspaceRoots; or an option would follow symlinks out of them (ls -L, grep -R, tar -h/-P, find -L).',
   'interpreter-eval':
-    'Interpreters may not evaluate code from argv: python -c, node -e/-p, sh -c, perl -e/-E/-M, ruby -e, deno eval, inline awk programs, sed without --sandbox, editors.',
-  'interpreter-stdin': 'Interpreters may not read a program from stdin (`-`, or no script at all).',
+    'Code from argv: python -c, node -e/-p/--entry-url/--inspect, sh -c, perl -e, inline awk programs, sed without --sandbox, terraform console, editors.',
+  'interpreter-stdin': 'A program from stdin: python, node or sh without a script, `-`, python -i, sh -s.',
   'interpreter-preload':
-    'node -r/--require/--import/--loader/--env-file may not load code before the script.',
+    'Code loaded before the program: node -r/--import/--loader/--env-file or a --test-reporter module, python -W with a module category, pytest -p <plugin>, perl -M, awk -i/-l, npm --node-options, sh --rcfile/-l.',
+  'python-module': 'python -m with a module outside the list (pytest, pip, mypy, unittest, venv, ruff).',
   'package-runner':
-    'npx, bunx, uvx, npm exec/x/explore/init, pnpm/yarn dlx/exec, pipx run, uv run, go run pkg@version, cargo install and helm plugin are refused.',
-  'command-wrapper': 'env, xargs, timeout, nice, sudo, busybox and similar would run an unlisted command.',
-  'git-config':
-    'git -c, --config-env, --exec-path and clone/submodule --config may not set configuration from argv.',
-  'git-remote-command': 'git --upload-pack, --receive-pack, --exec and clone -u name programs to run.',
-  'git-ext-transport': 'The ext:: transport runs an arbitrary command.',
-  'git-dir-outside-roots': 'git -C, --git-dir and --work-tree must stay inside the workspace roots.',
-  'git-runs-command':
-    'git submodule foreach, bisect run, rebase -x, difftool/mergetool -x/--extcmd and filter-branch run commands from argv.',
-  'path-outside-roots': 'git --output and make -C/-f/-I must name paths inside the workspace roots.',
-  'cargo-config':
-    'cargo --config and -Z config flags may not set configuration (runners, wrappers) from argv.',
+    'Fetching and running packages: npx, npm exec/x/init/explore, pnpm, yarn, bun, uvx, cargo install, go run pkg@version, helm plugin, mypy --install-types.',
+  'package-source':
+    'npm install or pip install from git, a URL or a tarball instead of the registry or a local path in the workspace.',
+  'command-wrapper':
+    'env, xargs, timeout, nice, sudo, busybox, ld.so and similar would run an unlisted command.',
   'runs-command-option':
-    'tar --to-command/-I, rsync -e/--rsync-path, ssh -o ProxyCommand/LocalCommand, helm --post-renderer name programs to run.',
-  'find-exec': 'find -exec, -execdir, -ok, -okdir, -delete and -fprint* are refused.',
-  'make-eval':
-    'make --eval/-E, `VAR!=cmd`, `$` in command-line assignments and SHELL/MAKEFLAGS overrides are refused.',
-  'go-toolexec': 'go -toolexec and -exec would run an arbitrary program around the build.',
+    'Options and commands that name a program: tar -I/--to-command/--checkpoint-action, git --upload-pack/--exec/rebase -x/grep -O, find -exec, sort --compress-program, go -toolexec/-exec, rustc -C linker, helm --post-renderer, npm --script-shell, gpg signing, ssh/rsync/curl, compiler drivers.',
+  'config-override':
+    'Configuration from argv: git -c/--config-env, cargo --config/-Z, rustc -Z, pytest -o, npm --userconfig, git clone --config.',
+  'config-write':
+    'Subcommands that write configuration later commands obey: git config (other than reading), git remote add/set-url, npm config set, npm pkg set, pip config set, go env -w/-u.',
+  'remote-helper': 'git remote URLs that name a transport helper program (ext::, fd::, unknown schemes).',
+  'make-eval': 'make --eval and VAR!=command assignments evaluate makefile code or shell commands from argv.',
+  'make-assignment':
+    'make command-line assignments whose value could name a program or flags (only numbers and yes/no/true/false values).',
   'flag-injection': 'Positional values of structured tools may not start with `-`.',
   'cwd-confinement': 'cwd and path arguments must resolve (realpath) inside workspaceRoots.',
   'env-allowlist':
-    'Callers may not set loader, interpreter, shell, git, compiler/linker, tool-configuration or build-hook variables (LD_*, NODE_OPTIONS, PYTHONPATH, GIT_*, CC, RUSTFLAGS, CARGO_HOME, HOME, GOTOOLCHAIN, ...).',
+    'Callers may set only allowlisted variables (CI, RUST_BACKTRACE, GOOS, NODE_ENV, GIT_AUTHOR_*, … plus env.callerAllowed); loader, interpreter, shell, compiler and tool-configuration variables are never allowed.',
   'timeout-limit': 'timeoutSeconds may not exceed limits.maxTimeoutSeconds.',
 } as const;
 

@@ -5,11 +5,12 @@
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import {
   isInitializeRequest,
   isJSONRPCRequest,
   type JSONRPCMessage,
-  type Server as McpSdkServer,
   parseJSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
@@ -18,22 +19,44 @@ import { type LogSink, stdoutSink } from './audit.ts';
 import type { ToolchainServerConfig } from './config.ts';
 import { createMcpServer } from './mcp.ts';
 import { createModernHandler, isModernRequest, serveModern } from './modern.ts';
+import { type Session, SessionRegistry } from './sessions.ts';
 import { Toolchain, type ToolchainOptions } from './toolchain.ts';
 import { SessionTransport } from './transport.ts';
 
 export interface BuildServerOptions {
   readonly config: ToolchainServerConfig;
-  /** The server's environment (PATH, passthrough values, bearerTokenEnv). Default: process.env. */
+  /** The server's environment (PATH and the passthrough values). Default: process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly log?: LogSink;
   /** An existing toolchain; by default one is built from `config`. */
   readonly toolchain?: Toolchain;
   readonly toolchainOptions?: Partial<Omit<ToolchainOptions, 'config' | 'env' | 'log'>>;
-  /** Most concurrent MCP sessions; the least recently used idle one is evicted beyond it. Default 256. */
+  /** Most open MCP sessions; beyond it new clients get 503 with Retry-After. Default: limits.maxSessions. */
   readonly maxSessions?: number;
-  /** Idle sessions are closed after this long. Default 1 hour. */
+  /** Sessions are closed after this long without a request or a running call. Default 1 hour. */
   readonly sessionIdleMs?: number;
+  /** HTTP timeouts; see `HTTP_TIMEOUTS` for what each bounds and its default. */
+  readonly timeouts?: Partial<HttpTimeouts>;
 }
+
+/** What each HTTP timeout bounds. None of them limits how long a tool call may run. */
+export interface HttpTimeouts {
+  /** From connecting to the end of the request headers (a client that connects and says nothing included). */
+  readonly headersMs: number;
+  /** From connecting to the end of the request body: a stalled or trickled body gets 408. */
+  readonly requestMs: number;
+  /** An idle keep-alive connection between requests is closed after this. */
+  readonly keepAliveMs: number;
+  /** How often Node checks the header and request timeouts. */
+  readonly checkIntervalMs: number;
+}
+
+export const HTTP_TIMEOUTS: HttpTimeouts = {
+  headersMs: 10_000,
+  requestMs: 30_000,
+  keepAliveMs: 5_000,
+  checkIntervalMs: 1_000,
+};
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -65,27 +88,19 @@ export function allowedHostnames(listenHost: string): Set<string> {
   return hosts;
 }
 
-/** Reads the bearer token the config points at; undefined when auth is not configured. */
-export function loadBearerToken(
-  config: ToolchainServerConfig,
-  env: Readonly<Record<string, string | undefined>>,
-): string | undefined {
-  const auth = config.auth;
-  if (!auth) return undefined;
-  let token: string | undefined;
-  let source: string;
-  if ('bearerTokenFile' in auth) {
-    source = `/auth/bearerTokenFile (${auth.bearerTokenFile})`;
-    try {
-      token = readFileSync(auth.bearerTokenFile, 'utf8').trim();
-    } catch (error) {
-      throw new Error(`${source}: cannot read the token file: ${(error as Error).message}`);
-    }
-  } else {
-    source = `/auth/bearerTokenEnv (${auth.bearerTokenEnv})`;
-    token = env[auth.bearerTokenEnv]?.trim();
+/** Reads the bearer token from the file the config names; undefined when auth is not configured. */
+export function loadBearerToken(config: ToolchainServerConfig): string | undefined {
+  const file = config.auth?.bearerTokenFile;
+  if (file === undefined) return undefined;
+  let token: string;
+  try {
+    token = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new Error(
+      `/auth/bearerTokenFile (${file}): cannot read the token file: ${(error as Error).message}`,
+    );
   }
-  if (!token) throw new Error(`${source}: the bearer token is empty or unset`);
+  if (!token) throw new Error(`/auth/bearerTokenFile (${file}): the token file is empty`);
   return token;
 }
 
@@ -96,54 +111,42 @@ function jsonRpcError(reply: FastifyReply, status: number, code: number, message
     .send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-interface Session {
-  readonly server: McpSdkServer;
-  readonly transport: SessionTransport;
-}
-
 export function buildServer(opts: BuildServerOptions): FastifyInstance {
   const config = opts.config;
   const env = opts.env ?? process.env;
   const log = opts.log ?? stdoutSink;
-  const secretEnvNames = config.auth && 'bearerTokenEnv' in config.auth ? [config.auth.bearerTokenEnv] : [];
-  const toolchain =
-    opts.toolchain ?? new Toolchain({ ...opts.toolchainOptions, config, env, log, secretEnvNames });
-  const token = loadBearerToken(config, env);
+  const toolchain = opts.toolchain ?? new Toolchain({ ...opts.toolchainOptions, config, env, log });
+  const token = loadBearerToken(config);
   const tokenDigest = token === undefined ? undefined : createHash('sha256').update(token).digest();
   const hostnames = allowedHostnames(config.listen.host);
-  const maxSessions = opts.maxSessions ?? 256;
-  const sessionIdleMs = opts.sessionIdleMs ?? 60 * 60 * 1000;
-  const sessions = new Map<string, Session>();
-  toolchain.setSessionsGauge(() => sessions.size);
-
-  const app = Fastify({ logger: false, bodyLimit: 4 * 1024 * 1024, return503OnClosing: true });
-  app.decorate('toolchain', toolchain);
-
-  const closeSession = async (id: string) => {
-    const session = sessions.get(id);
-    if (!session) return;
-    sessions.delete(id);
-    await session.server.close();
-  };
-  app.decorate('closeSessions', async () => {
-    await Promise.all([...sessions.keys()].map(closeSession));
-  });
-  const sweeper = setInterval(
-    () => {
-      const cutoff = Date.now() - sessionIdleMs;
-      for (const [id, s] of sessions)
-        if (!s.transport.busy && s.transport.lastActivity < cutoff) void closeSession(id);
-    },
-    Math.min(sessionIdleMs, 60_000),
+  const sessions = new SessionRegistry(
+    opts.maxSessions ?? config.limits.maxSessions,
+    opts.sessionIdleMs ?? 60 * 60 * 1000,
   );
-  sweeper.unref();
+  toolchain.setSessionsGauge(() => sessions.size);
+  const timeouts = { ...HTTP_TIMEOUTS, ...opts.timeouts };
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 4 * 1024 * 1024,
+    return503OnClosing: true,
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+    },
+  });
+  guardSilentConnections(app, timeouts.headersMs);
+  app.decorate('toolchain', toolchain);
+  app.decorate('closeSessions', () => sessions.closeAll());
   const modern = createModernHandler(
     () => createMcpServer(toolchain, log),
     (error) => log({ event: 'mcp-rejected', message: error.message }),
   );
   app.addHook('onClose', async () => {
-    clearInterval(sweeper);
-    await app.closeSessions();
+    await sessions.closeAll();
     await modern.close();
   });
 
@@ -250,15 +253,23 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
     if (initialize) {
       if (messages.length > 1)
         return jsonRpcError(reply, 400, -32600, 'Invalid Request: initialize must be sent on its own');
-      if (sessions.size >= maxSessions && !evictIdleSession())
-        return jsonRpcError(reply, 503, -32000, 'TOOLYARD_BUSY: too many open MCP sessions');
+      // Live sessions are never evicted to make room: the new client waits instead.
+      if (sessions.full) {
+        reply.header('retry-after', String(sessions.retryAfterSeconds()));
+        return jsonRpcError(
+          reply,
+          503,
+          -32000,
+          `Service Unavailable: all ${sessions.max} MCP sessions are in use; retry later`,
+        );
+      }
       const id = randomUUID();
       const transport = new SessionTransport(id);
       const server = createMcpServer(toolchain, log);
-      transport.onclose = () => sessions.delete(id);
+      transport.onclose = () => sessions.forget(id);
       await server.connect(transport);
       session = { server, transport };
-      sessions.set(id, session);
+      sessions.add(id, session);
     } else {
       if (typeof sessionHeader !== 'string' || sessionHeader === '')
         return jsonRpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -271,17 +282,6 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
     reply.hijack();
     session.transport.handlePost(messages, batch && messages.some(isJSONRPCRequest), reply.raw);
   });
-
-  const evictIdleSession = (): boolean => {
-    let oldest: [string, Session] | undefined;
-    for (const entry of sessions) {
-      if (entry[1].transport.busy) continue;
-      if (!oldest || entry[1].transport.lastActivity < oldest[1].transport.lastActivity) oldest = entry;
-    }
-    if (!oldest) return false;
-    void closeSession(oldest[0]);
-    return true;
-  };
 
   app.get('/mcp', async (_request, reply) => {
     // No server-initiated messages exist outside requests, so there is no standalone SSE stream.
@@ -296,13 +296,27 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
 
   app.delete('/mcp', async (request, reply) => {
     const id = request.headers['mcp-session-id'];
-    if (typeof id !== 'string' || !sessions.has(id))
+    if (typeof id !== 'string' || !sessions.get(id))
       return jsonRpcError(reply, 404, -32001, 'Session not found');
-    await closeSession(id);
+    await sessions.close(id);
     return reply.code(200).send();
   });
 
   return app;
+}
+
+/**
+ * Node's header and request timeouts only start counting at a connection's first byte; a client that
+ * connects and sends nothing would hold its socket forever. Until the first request arrives, the socket
+ * itself times out; after that, Node's own timeouts (and keep-alive) take over.
+ */
+function guardSilentConnections(app: FastifyInstance, ms: number): void {
+  app.server.on('connection', (socket: Socket) => {
+    socket.setTimeout(ms, () => socket.destroy());
+  });
+  app.server.on('request', (request: IncomingMessage) => {
+    request.socket.setTimeout(0);
+  });
 }
 
 function registerHealthRoutes(app: FastifyInstance, toolchain: Toolchain): void {

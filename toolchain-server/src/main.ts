@@ -6,8 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { stdoutSink } from './audit.ts';
 import { parseToolchainServerConfig, type ToolchainServerConfig } from './config.ts';
-import { buildHealthServer, buildServer } from './http.ts';
-import { reclaimIdleMemory } from './reclaim.ts';
+import { serverEnvironment } from './policy/env.ts';
 import { SERVER_VERSION } from './version.ts';
 
 const USAGE = `Usage: toolyard-toolchain-server --config <file.json> [--shutdown-grace-seconds <n>]
@@ -40,6 +39,29 @@ function loadConfig(file: string): ToolchainServerConfig {
     fail(`invalid config ${file}:\n${lines.join('\n')}`);
   }
   return result.config;
+}
+
+/**
+ * Deleting a variable from process.env does not change what /proc/<pid>/environ shows, and a child can read
+ * its parent's. So when the environment holds anything beyond the passthrough names, the server replaces
+ * itself (execve, same pid) with a copy started from exactly those names; the second start finds nothing to
+ * scrub and goes on. The token is read from its file only after this, so it never enters the environment.
+ */
+function reexecWithScrubbedEnvironment(passthrough: readonly string[]): void {
+  const scrubbed = serverEnvironment(passthrough, process.env);
+  const current = Object.entries(process.env);
+  if (current.length === Object.keys(scrubbed).length && current.every(([k, v]) => scrubbed[k] === v)) return;
+  if (typeof process.execve !== 'function') {
+    process.stderr.write(
+      'toolyard-toolchain-server: this Node has no process.execve; the server environment cannot be scrubbed\n',
+    );
+    return;
+  }
+  process.execve(
+    process.execPath,
+    [process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    scrubbed,
+  );
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
@@ -77,8 +99,12 @@ export async function main(argv: readonly string[]): Promise<void> {
     fail('--shutdown-grace-seconds must be a number >= 0');
 
   const config = loadConfig(values.config);
+  reexecWithScrubbedEnvironment(config.env.passthrough);
+  // Loaded only now: a re-exec above does not pay for loading the HTTP stack twice.
+  const { buildHealthServer, buildServer } = await import('./http.ts');
+  const { reclaimIdleMemory } = await import('./reclaim.ts');
   const log = stdoutSink;
-  let app: ReturnType<typeof buildServer>;
+  let app: Awaited<ReturnType<typeof buildServer>>;
   try {
     app = buildServer({ config, log });
   } catch (error) {

@@ -9,7 +9,7 @@ import type { ToolchainServerConfig } from './config.ts';
 import { ToolError } from './errors.ts';
 import { Limiter } from './limiter.ts';
 import { type CallOutcome, Metrics } from './metrics.ts';
-import { assertArgvAllowed } from './policy/argv-policy.ts';
+import { approveArgv, commandEnvironment } from './policy/argv-policy.ts';
 import { CommandTable } from './policy/commands.ts';
 import { WorkspaceRoots } from './policy/cwd.ts';
 import { applyCallerEnv, buildBaseEnv } from './policy/env.ts';
@@ -31,8 +31,6 @@ export interface ToolchainOptions {
   readonly config: ToolchainServerConfig;
   /** The server's own environment: PATH for resolution and the source of `env.passthrough`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Variable names that hold secrets (e.g. the bearer token) and must never reach a child. */
-  readonly secretEnvNames?: readonly string[];
   readonly log?: LogSink;
   /** Delay between SIGTERM and SIGKILL for a timed-out or cancelled process group. Default 2000 ms. */
   readonly killGraceMs?: number;
@@ -98,6 +96,7 @@ export class Toolchain {
   private readonly tools = new Map<string, ExecTool | 'describe'>();
   private readonly allowedByTool = new Map<string, ReadonlySet<string>>();
   private readonly baseEnv: Record<string, string>;
+  private readonly callerAllowed: readonly string[];
   private readonly log: LogSink;
   private readonly killGraceMs: number;
   private readonly progressIntervalMs: number;
@@ -120,7 +119,8 @@ export class Toolchain {
       queueDepth: () => this.limiter.queued,
       sessions: () => this.sessionsGauge(),
     });
-    this.baseEnv = buildBaseEnv(config.env, env, opts.secretEnvNames ?? []);
+    this.baseEnv = buildBaseEnv(config.env, env);
+    this.callerAllowed = config.env.callerAllowed;
 
     const execTools: ExecTool[] = [];
     if (config.tools.mode === 'exec') execTools.push(execAllowedTool as unknown as ExecTool);
@@ -289,14 +289,25 @@ export class Toolchain {
     };
     const plan = tool.plan(parsed.data as CommonInput, planCtx);
     audit.argv = [plan.command, ...plan.args];
-    const file = this.commands.resolve(plan.command, this.allowedByTool.get(tool.name) ?? new Set());
-    assertArgvAllowed(plan.command, plan.args, {
-      cwd,
-      isInsideRoots: (path, base) => this.roots.isInside(path, base),
-    });
+    this.commands.assertAllowed(plan.command, this.allowedByTool.get(tool.name) ?? new Set());
     const callerEnv = tool.callerEnv?.(parsed.data as CommonInput);
     if (callerEnv) audit.envNames = Object.keys(callerEnv);
-    const env = applyCallerEnv(plan.env ? { ...this.baseEnv, ...plan.env } : this.baseEnv, callerEnv);
+    const env = {
+      ...applyCallerEnv(
+        plan.env ? { ...this.baseEnv, ...plan.env } : this.baseEnv,
+        callerEnv,
+        this.callerAllowed,
+      ),
+      ...commandEnvironment(plan.command, this.roots.real),
+    };
+    const args = approveArgv(plan.command, plan.args, {
+      cwd,
+      paths: this.roots,
+      posixlyCorrect: env.POSIXLY_CORRECT !== undefined,
+    });
+    audit.argv = [plan.command, ...args];
+    // The policy decides before availability: a refused argv is refused whether or not the tool is installed.
+    const file = this.commands.pathOf(plan.command);
 
     const release = await this.limiter.acquire(ctx.signal);
     let result: RunResult;
@@ -305,7 +316,7 @@ export class Toolchain {
       result = await runCommand({
         file,
         argv0: plan.command,
-        args: plan.args,
+        args,
         cwd,
         env,
         timeoutMs: timeoutSeconds * 1000,
@@ -340,7 +351,7 @@ export class Toolchain {
       stderrBytes: result.stderrBytes,
       stdoutDroppedBytes: result.stdoutDroppedBytes,
       stderrDroppedBytes: result.stderrDroppedBytes,
-      argv: [plan.command, ...plan.args],
+      argv: [plan.command, ...args],
       cwd,
     };
     audit.exitCode = result.exitCode;

@@ -163,6 +163,7 @@ export class SessionTransport implements Transport {
       const post = this.pending.get(id);
       if (!post) return;
       this.pending.delete(id);
+      this.lastActivity = Date.now();
       post.respond(id, message);
       return;
     }

@@ -53,8 +53,8 @@ export class CommandTable {
       .map((c) => c.name);
   }
 
-  /** The absolute path to run for a caller-supplied command name, or a ToolError saying why not. */
-  resolve(requested: string, allowedNames: ReadonlySet<string>): string {
+  /** Refuses a caller-supplied command name that is a path or not allowed for this tool. */
+  assertAllowed(requested: string, allowedNames: ReadonlySet<string>): void {
     const allowedList = [...allowedNames].join(', ') || '(none)';
     if (requested.includes('/') || requested.includes('\\')) {
       throw new ToolError(
@@ -63,8 +63,7 @@ export class CommandTable {
         { rule: 'command-allowlist', allowed: `one of these bare names: ${allowedList}` },
       );
     }
-    const entry = this.commands.get(requested);
-    if (!entry || !allowedNames.has(requested)) {
+    if (!this.commands.has(requested) || !allowedNames.has(requested)) {
       throw new ToolError(
         'TOOLYARD_COMMAND_NOT_ALLOWED',
         `${JSON.stringify(requested)} is not an allowed command.`,
@@ -74,12 +73,17 @@ export class CommandTable {
         },
       );
     }
-    if (entry.path === undefined) {
+  }
+
+  /** The absolute path found at start for an allowed command, or TOOLYARD_COMMAND_UNAVAILABLE. */
+  pathOf(requested: string): string {
+    const path = this.commands.get(requested)?.path;
+    if (path === undefined) {
       throw new ToolError(
         'TOOLYARD_COMMAND_UNAVAILABLE',
         `${JSON.stringify(requested)} is allowed but was not found on the server PATH at start.`,
       );
     }
-    return entry.path;
+    return path;
   }
 }

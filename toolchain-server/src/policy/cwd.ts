@@ -2,11 +2,54 @@
  * Working-directory and path confinement. Every path is resolved with realpath (symlinks followed, `..`
  * collapsed) and must then lie inside one of the workspace roots, themselves realpath'd at start.
  */
-import { realpathSync, statSync } from 'node:fs';
-import { isAbsolute, resolve, sep } from 'node:path';
+import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { ToolError } from '../errors.ts';
+import type { PathConfinement } from './options/check.ts';
 
-export class WorkspaceRoots {
+const MAX_SYMLINKS = 40;
+
+/**
+ * Resolves `rel` from the real directory `from` as the kernel walks a path: each symlink is followed where it
+ * appears (so `link/..` is the parent of the link's target), and once a component is missing the rest is
+ * appended as written, which is where a tool that creates it (mkdir -p, tar -x, cp) would put it. A dangling
+ * symlink therefore resolves to where writing through it would land. Undefined for a symlink loop.
+ */
+function walk(from: string, rel: string, depth = 0): string | undefined {
+  let current = from;
+  let missing = false;
+  for (const part of rel.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      current = dirname(current);
+      continue;
+    }
+    const next = join(current, part);
+    if (missing) {
+      current = next;
+      continue;
+    }
+    let link: string | undefined;
+    try {
+      if (lstatSync(next).isSymbolicLink()) link = readlinkSync(next);
+    } catch {
+      missing = true;
+      current = next;
+      continue;
+    }
+    if (link === undefined) {
+      current = next;
+      continue;
+    }
+    if (depth >= MAX_SYMLINKS) return undefined;
+    const target = walk(isAbsolute(link) ? '/' : current, link, depth + 1);
+    if (target === undefined) return undefined;
+    current = target;
+  }
+  return current;
+}
+
+export class WorkspaceRoots implements PathConfinement {
   /** The roots as configured. */
   readonly configured: readonly string[];
   private resolved: string[] = [];
@@ -39,6 +82,12 @@ export class WorkspaceRoots {
         return true;
       }
     });
+  }
+
+  /** The roots that exist, symlinks resolved. */
+  get real(): readonly string[] {
+    if (this.resolved.length < this.configured.length) this.refresh();
+    return this.resolved;
   }
 
   /** The first root: the default working directory. */
@@ -74,10 +123,25 @@ export class WorkspaceRoots {
     return this.resolveExisting(isAbsolute(path) ? path : resolve(cwd, path), kind, path);
   }
 
-  /** True when `path` resolves (symlinks followed) to an existing location inside the roots. */
-  isInside(path: string, cwd: string): boolean {
+  /** Where `path`, taken relative to `base`, leads (see `walk`); undefined for a NUL byte or a symlink loop. */
+  locate(path: string, base: string): string | undefined {
+    if (path.includes('\0') || base.includes('\0')) return undefined;
+    const realBase = walk('/', resolve('/', base));
+    if (realBase === undefined) return undefined;
+    return walk(isAbsolute(path) ? '/' : realBase, path);
+  }
+
+  /** True when `path` (relative to `base`) leads inside the roots, existing or not. */
+  inside(path: string, base: string): boolean {
+    const target = this.locate(path, base);
+    return target !== undefined && this.contains(target);
+  }
+
+  exists(path: string, base: string): boolean {
+    const target = this.locate(path, base);
+    if (target === undefined) return true; // a loop exists, and is refused by inside()
     try {
-      this.resolvePath(path, cwd);
+      lstatSync(target);
       return true;
     } catch {
       return false;

@@ -1,127 +1,24 @@
 /**
- * The child environment. Built from nothing: the configured passthrough names copied from the server's own
- * environment, the configured fixed values, then the caller's variables minus the refused ones. Nothing else
- * of the server's environment (tokens, cloud keys) reaches a child.
+ * The child environment, built from nothing: the configured passthrough names copied from the server's own
+ * environment, the configured fixed values, then the caller's variables — each of which must be on the
+ * allowlist (`CALLER_ENV_ALLOWED` plus the deployment's `env.callerAllowed`). Nothing else of the server's
+ * environment reaches a child; `main.ts` also re-executes the server with only the passthrough names, so a
+ * child reading /proc/<server pid>/environ finds nothing more either.
  */
 import { ToolError } from '../errors.ts';
-
-/** Variables a caller may never set: they load code into, or run commands from, the tools they configure. */
-export const REFUSED_ENV_NAMES: readonly string[] = [
-  'LD_PRELOAD',
-  'LD_AUDIT',
-  'LD_LIBRARY_PATH',
-  'NODE_OPTIONS',
-  'NODE_PATH',
-  'NODE_REPL_EXTERNAL_MODULE',
-  'PYTHONPATH',
-  'PYTHONHOME',
-  'PYTHONSTARTUP',
-  'PYTHONINSPECT',
-  'PYTHONUSERBASE',
-  'PYTHONEXECUTABLE',
-  'PYTHONBREAKPOINT',
-  'BASH_ENV',
-  'ENV',
-  'SHELLOPTS',
-  'BASHOPTS',
-  'PROMPT_COMMAND',
-  'PS4',
-  'IFS',
-  'PATH',
-  'PERL5OPT',
-  'PERL5LIB',
-  'PERLLIB',
-  'PERL5DB',
-  'RUBYOPT',
-  'RUBYLIB',
-  'JAVA_TOOL_OPTIONS',
-  '_JAVA_OPTIONS',
-  'JDK_JAVA_OPTIONS',
-  'MAKEFLAGS',
-  'MAKEFILES',
-  'GNUMAKEFLAGS',
-  'RUSTC_WRAPPER',
-  'RUSTC_WORKSPACE_WRAPPER',
-  'CARGO_BUILD_RUSTC_WRAPPER',
-  'CARGO_TARGET_DIR_RUNNER',
-  'GOFLAGS',
-  // Names of the compilers and linkers that build tools run, and their plugin-capable flags.
-  'RUSTC',
-  'RUSTDOC',
-  'CC',
-  'CXX',
-  'CPP',
-  'LD',
-  'AR',
-  'FC',
-  'CGO_CFLAGS',
-  'CGO_CPPFLAGS',
-  'CGO_CXXFLAGS',
-  'CGO_LDFLAGS',
-  'CGO_FFLAGS',
-  'RUSTFLAGS',
-  'RUSTDOCFLAGS',
-  'CARGO_ENCODED_RUSTFLAGS',
-  // Where tools look for per-user configuration (.gitconfig, .npmrc, ...), which can name programs to run.
-  'HOME',
-  'XDG_CONFIG_HOME',
-  'XDG_CONFIG_DIRS',
-  // Where tools read configuration that can name programs: cargo's config, terraform's CLI config and
-  // injected arguments, helm's plugin directory, Go's toolchain switch (which downloads and runs a toolchain).
-  'CARGO_HOME',
-  'TF_CLI_CONFIG_FILE',
-  'TERRAFORM_CONFIG',
-  'TF_PLUGIN_CACHE_DIR',
-  'HELM_PLUGINS',
-  'GOTOOLCHAIN',
-  'GOENV',
-  'SHELL',
-  // glibc loads code from these (iconv modules, locale data).
-  'GCONV_PATH',
-  'LOCPATH',
-  'EDITOR',
-  'VISUAL',
-  'PAGER',
-  'SSH_ASKPASS',
-];
-
-/** Prefixes a caller may never set. `GIT_*` covers GIT_SSH_COMMAND, GIT_EXEC_PATH, GIT_CONFIG_*, hooks... */
-export const REFUSED_ENV_PREFIXES: readonly string[] = [
-  'LD_',
-  'DYLD_',
-  'BASH_FUNC_',
-  'GIT_',
-  'NPM_CONFIG_',
-  'YARN_',
-  'PNPM_',
-  'CARGO_TARGET_',
-  'CARGO_BUILD_',
-  'TF_CLI_ARGS',
-];
-
-/** GIT_* variables that only carry identity or dates, allowed despite the GIT_ prefix rule. */
-export const ALLOWED_GIT_ENV: readonly string[] = [
-  'GIT_AUTHOR_NAME',
-  'GIT_AUTHOR_EMAIL',
-  'GIT_AUTHOR_DATE',
-  'GIT_COMMITTER_NAME',
-  'GIT_COMMITTER_EMAIL',
-  'GIT_COMMITTER_DATE',
-];
+import { CALLER_ENV_ALLOWED, neverCallerEnvReason } from './env-names.ts';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const MAX_CALLER_ENV_ENTRIES = 64;
 export const MAX_CALLER_ENV_VALUE_BYTES = 32 * 1024;
 
-/** Why `name` may not be set by a caller, or undefined when it may. */
-export function refusedEnvReason(name: string): string | undefined {
+/** Why a caller may not set `name`, or undefined when it may. */
+export function refusedEnvReason(name: string, extraAllowed: readonly string[] = []): string | undefined {
   if (!ENV_NAME.test(name)) return 'not a valid variable name';
-  const upper = name.toUpperCase();
-  if (ALLOWED_GIT_ENV.includes(upper)) return undefined;
-  if (REFUSED_ENV_NAMES.includes(upper)) return 'it loads code or commands into the tools';
-  const prefix = REFUSED_ENV_PREFIXES.find((p) => upper.startsWith(p));
-  if (prefix) return `variables starting with ${prefix} configure commands or code the tools run`;
-  return undefined;
+  const never = neverCallerEnvReason(name);
+  if (never) return never;
+  if (CALLER_ENV_ALLOWED.includes(name) || extraAllowed.includes(name)) return undefined;
+  return 'it is not on the caller allowlist';
 }
 
 export interface EnvPolicy {
@@ -129,29 +26,23 @@ export interface EnvPolicy {
   readonly set: Readonly<Record<string, string>>;
 }
 
-/**
- * Builds the base environment once at start. Names listed in `secretNames` (e.g. the bearer token's variable)
- * are never copied even if passthrough lists them.
- */
+/** The environment every child starts from: passthrough names from `serverEnv`, then the fixed values. */
 export function buildBaseEnv(
   policy: EnvPolicy,
   serverEnv: Readonly<Record<string, string | undefined>>,
-  secretNames: readonly string[] = [],
 ): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of policy.passthrough) {
-    if (secretNames.includes(name)) continue;
-    const value = serverEnv[name];
-    if (value !== undefined) env[name] = value;
-  }
-  for (const [name, value] of Object.entries(policy.set)) env[name] = value;
-  return env;
+  return { ...serverEnvironment(policy.passthrough, serverEnv), ...policy.set };
 }
 
-/** Merges a caller's variables over the base environment, refusing what the policy forbids. */
+function allowedText(extraAllowed: readonly string[]): string {
+  return [...CALLER_ENV_ALLOWED, ...extraAllowed].join(', ');
+}
+
+/** Merges a caller's variables over the base environment, refusing any name not on the allowlist. */
 export function applyCallerEnv(
   base: Readonly<Record<string, string>>,
   callerEnv: Readonly<Record<string, string>> | undefined,
+  extraAllowed: readonly string[] = [],
 ): Record<string, string> {
   const env = { ...base };
   if (!callerEnv) return env;
@@ -161,11 +52,11 @@ export function applyCallerEnv(
       rule: 'env-allowlist',
     });
   for (const [name, value] of entries) {
-    const reason = refusedEnvReason(name);
+    const reason = refusedEnvReason(name, extraAllowed);
     if (reason !== undefined)
       throw new ToolError('TOOLYARD_ENV_REFUSED', `${JSON.stringify(name)} is refused: ${reason}.`, {
         rule: 'env-allowlist',
-        allowed: 'ordinary variables such as CI, RUST_BACKTRACE, GOOS or test settings',
+        allowed: allowedText(extraAllowed),
       });
     if (
       typeof value !== 'string' ||
@@ -180,6 +71,19 @@ export function applyCallerEnv(
         },
       );
     env[name] = value;
+  }
+  return env;
+}
+
+/** The names the server process itself keeps when it re-executes with a scrubbed environment. */
+export function serverEnvironment(
+  passthrough: readonly string[],
+  serverEnv: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of passthrough) {
+    const value = serverEnv[name];
+    if (value !== undefined) env[name] = value;
   }
   return env;
 }

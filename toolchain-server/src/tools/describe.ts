@@ -35,8 +35,9 @@ export const describeOutputSchema = z.object({
       maxOutputBytes: z.number(),
       maxConcurrency: z.number(),
       maxQueue: z.number(),
+      maxSessions: z.number(),
     })
-    .describe('Timeouts, output cap per stream, concurrent processes and queued calls.'),
+    .describe('Timeouts, output cap per stream, concurrent processes, queued calls and open MCP sessions.'),
   workspaceRoots: z.array(z.string()).describe('Every cwd and path argument must resolve inside these.'),
 });
 

@@ -1,0 +1,348 @@
+/**
+ * Runs a container of a rendered pod the way a kubelet and a container runtime would, without either: a private
+ * mount namespace (`unshare -m`), a read-only root built from the host's system directories (standing in for
+ * the image), every volumeMount bind-mounted at its path, ConfigMap volumes laid out as the kubelet's atomic
+ * writer lays them out (a timestamped directory, `..data`, one symlink per key, modes and group from the pod's
+ * `fsGroup`, the mount read-only), `subPath` mounts as the single resolved file, emptyDirs writable
+ * (mode 2777, group fsGroup), the container's env only, its uid/gid and fsGroup as a supplementary group.
+ * Needs root (as CI runs); the network namespace stays the host's, so 127.0.0.1 is shared with the test.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { KubeObject } from '../../constructs/src/render.ts';
+
+interface KeyToPath {
+  readonly key: string;
+  readonly path: string;
+  readonly mode?: number;
+}
+
+export interface PodVolume {
+  readonly name: string;
+  readonly emptyDir?: Record<string, unknown>;
+  readonly configMap?: {
+    readonly name: string;
+    readonly items?: readonly KeyToPath[];
+    readonly defaultMode?: number;
+  };
+}
+
+export interface VolumeMount {
+  readonly name: string;
+  readonly mountPath: string;
+  readonly subPath?: string;
+  readonly readOnly?: boolean;
+}
+
+export interface ContainerSpec {
+  readonly name: string;
+  readonly command?: readonly string[];
+  readonly args?: readonly string[];
+  readonly env?: readonly { readonly name: string; readonly value?: string; readonly valueFrom?: unknown }[];
+  readonly volumeMounts?: readonly VolumeMount[];
+  readonly securityContext?: {
+    readonly runAsUser?: number;
+    readonly runAsGroup?: number;
+    readonly readOnlyRootFilesystem?: boolean;
+  };
+}
+
+export interface PodSpec {
+  readonly securityContext?: {
+    readonly runAsUser?: number;
+    readonly runAsGroup?: number;
+    readonly fsGroup?: number;
+  };
+  readonly containers: readonly ContainerSpec[];
+  readonly volumes?: readonly PodVolume[];
+}
+
+/** The pod template of the rendered agent workload, and the ConfigMaps it mounts. */
+export function renderedPod(objects: readonly KubeObject[]): {
+  pod: PodSpec;
+  configMaps: Map<string, Record<string, string>>;
+} {
+  const workload = objects.find((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
+  if (!workload) throw new Error('rendered objects hold no agent workload');
+  const pod = (workload as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
+  const configMaps = new Map<string, Record<string, string>>();
+  for (const object of objects)
+    if (object.kind === 'ConfigMap')
+      configMaps.set(object.metadata.name, (object as unknown as { data: Record<string, string> }).data);
+  return { pod, configMaps };
+}
+
+/** The kubelet's SetVolumeOwnership: group fsGroup, group-readable (+x and setgid on directories). */
+function applyOwnership(path: string, fsGroup: number | undefined): void {
+  if (fsGroup === undefined) return;
+  const stat = lstatSync(path);
+  if (stat.isSymbolicLink()) return;
+  chownSync(path, stat.uid, fsGroup);
+  const mask = stat.isDirectory() ? 0o440 | 0o110 | 0o2000 : 0o440;
+  chmodSync(path, (stat.mode & 0o7777) | mask);
+  if (stat.isDirectory()) for (const entry of readdirSync(path)) applyOwnership(join(path, entry), fsGroup);
+}
+
+/** The volumes of one pod, materialized on the host once and shared by its containers. */
+export class PodVolumes {
+  readonly root: string;
+  readonly pod: PodSpec;
+  private readonly configMaps: Map<string, Record<string, string>>;
+  private readonly paths = new Map<string, string>();
+
+  constructor(root: string, pod: PodSpec, configMaps: Map<string, Record<string, string>>) {
+    this.root = root;
+    this.pod = pod;
+    this.configMaps = configMaps;
+    mkdirSync(root, { recursive: true });
+    chmodSync(root, 0o755);
+  }
+
+  /** Host directory of a volume, laid out on first use. */
+  hostPath(name: string): string {
+    const existing = this.paths.get(name);
+    if (existing) return existing;
+    const volume = (this.pod.volumes ?? []).find((v) => v.name === name);
+    if (!volume) throw new Error(`pod has no volume "${name}"`);
+    const dir = join(this.root, name);
+    const fsGroup = this.pod.securityContext?.fsGroup;
+    mkdirSync(dir);
+    // emptyDir and the emptyDir that wraps a ConfigMap are created 0777 before ownership is applied.
+    chmodSync(dir, 0o777);
+    if (volume.configMap) this.writeConfigMap(dir, volume.configMap);
+    else if (!volume.emptyDir) throw new Error(`volume "${name}": only emptyDir and configMap are emulated`);
+    applyOwnership(dir, fsGroup);
+    this.paths.set(name, dir);
+    return dir;
+  }
+
+  /** The atomic writer's layout: `..<timestamp>/` with the files, `..data` → it, `<top>` → `..data/<top>`. */
+  private writeConfigMap(dir: string, source: NonNullable<PodVolume['configMap']>): void {
+    const data = this.configMaps.get(source.name);
+    if (!data) throw new Error(`ConfigMap "${source.name}" is not among the rendered objects`);
+    const items: readonly KeyToPath[] = source.items ?? Object.keys(data).map((key) => ({ key, path: key }));
+    const stamp = `..${new Date()
+      .toISOString()
+      .replace(/[-:T.Z]/g, '_')
+      .slice(0, 26)}${process.pid}`;
+    const payload = join(dir, stamp);
+    mkdirSync(payload, { mode: 0o755 });
+    chmodSync(payload, 0o755);
+    const tops = new Set<string>();
+    for (const item of items) {
+      const content = data[item.key];
+      if (content === undefined) throw new Error(`ConfigMap "${source.name}" has no key "${item.key}"`);
+      const file = join(payload, item.path);
+      mkdirSync(dirname(file), { recursive: true, mode: 0o755 });
+      writeFileSync(file, content);
+      chmodSync(file, item.mode ?? source.defaultMode ?? 0o644);
+      tops.add(item.path.split('/')[0] as string);
+    }
+    symlinkSync(stamp, join(dir, '..data'));
+    for (const top of tops) symlinkSync(join('..data', top), join(dir, top));
+  }
+}
+
+export interface RunOptions {
+  /** Host directories that stand in for the image, mounted read-only at the given paths. */
+  readonly imageMounts?: Readonly<Record<string, string>>;
+  /** The image's own environment (PATH); the container's env is applied over it. */
+  readonly imageEnv?: Readonly<Record<string, string>>;
+  /** Values for env entries that come from Secrets (`valueFrom.secretKeyRef`), by variable name. */
+  readonly secretEnv?: Readonly<Record<string, string>>;
+  /** Extra /etc/hosts lines, e.g. a gateway Service name → 127.0.0.1. */
+  readonly hosts?: readonly string[];
+  /** Replaces the container's command and args (a backend image's own entrypoint). */
+  readonly argv?: readonly string[];
+  /** Working directory inside the container. */
+  readonly cwd?: string;
+  readonly timeoutMs?: number;
+}
+
+export interface RunResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Host system directories that make up the stand-in image (read-only). */
+const IMAGE_DIRS = ['usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
+
+function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The environment a container process starts with: the image's, then the container's `env` in order. */
+export function containerEnv(container: ContainerSpec, options: RunOptions): Record<string, string> {
+  const env: Record<string, string> = { ...options.imageEnv };
+  for (const entry of container.env ?? []) {
+    if (entry.value !== undefined)
+      env[entry.name] = entry.value.replace(
+        /\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g,
+        (_, n: string) => env[n] ?? `$(${n})`,
+      );
+    else if (entry.valueFrom) {
+      const value = options.secretEnv?.[entry.name];
+      if (value === undefined)
+        throw new Error(`container "${container.name}": no test value for secret env ${entry.name}`);
+      env[entry.name] = value;
+    }
+  }
+  return env;
+}
+
+/** The shell script that builds the container's root and execs its process; run inside `unshare -m`. */
+export function containerScript(
+  volumes: PodVolumes,
+  container: ContainerSpec,
+  options: RunOptions,
+  newRoot: string,
+): string {
+  const pod = volumes.pod;
+  const uid = container.securityContext?.runAsUser ?? pod.securityContext?.runAsUser ?? 0;
+  const gid = container.securityContext?.runAsGroup ?? pod.securityContext?.runAsGroup ?? 0;
+  const fsGroup = pod.securityContext?.fsGroup;
+  const q = shellQuote;
+  const lines = [
+    'set -eu',
+    'mount --make-rprivate /',
+    `R=${q(newRoot)}`,
+    'mount -t tmpfs -o mode=0755 toolyard-root "$R"',
+  ];
+  for (const dir of IMAGE_DIRS) {
+    const host = `/${dir}`;
+    if (!existsSync(host)) continue;
+    if (lstatSync(host).isSymbolicLink()) lines.push(`ln -s "$(readlink ${q(host)})" "$R"/${dir}`);
+    else
+      lines.push(
+        `mkdir "$R"/${dir}`,
+        `mount --rbind ${q(host)} "$R"/${dir}`,
+        `mount -o remount,bind,ro "$R"/${dir}`,
+      );
+  }
+  // /etc is copied, so that mountpoints can be made in it and /etc/hosts can name the pod's Services.
+  lines.push(
+    'cp -a /etc "$R"/etc',
+    'mkdir -p "$R"/proc "$R"/dev "$R"/sys',
+    'mount --rbind /dev "$R"/dev',
+    'mount -t proc proc "$R"/proc',
+  );
+  lines.push(
+    `printf '%s\\n' ${['127.0.0.1 localhost', ...(options.hosts ?? [])].map(q).join(' ')} > "$R"/etc/hosts`,
+  );
+  for (const [path, host] of Object.entries(options.imageMounts ?? {}))
+    lines.push(
+      `mkdir -p "$R"${q(path)}`,
+      `mount --rbind ${q(host)} "$R"${q(path)}`,
+      `mount -o remount,bind,ro "$R"${q(path)}`,
+    );
+  for (const mount of container.volumeMounts ?? []) {
+    const volume = (pod.volumes ?? []).find((v) => v.name === mount.name);
+    const source = mount.subPath
+      ? join(volumes.hostPath(mount.name), mount.subPath)
+      : volumes.hostPath(mount.name);
+    const target = `"$R"${q(mount.mountPath)}`;
+    // A subPath mount binds the resolved path: for a ConfigMap key, the real file behind its symlinks.
+    if (mount.subPath)
+      lines.push(
+        `mkdir -p "$(dirname ${target})"`,
+        `[ -d ${q(source)} ] && mkdir -p ${target} || touch ${target}`,
+        `mount --bind "$(readlink -f ${q(source)})" ${target}`,
+      );
+    else lines.push(`mkdir -p ${target}`, `mount --bind ${q(source)} ${target}`);
+    // ConfigMap volumes are always mounted read-only by the kubelet.
+    if (mount.readOnly || volume?.configMap) lines.push(`mount -o remount,bind,ro ${target}`);
+  }
+  if (container.securityContext?.readOnlyRootFilesystem) lines.push('mount -o remount,ro "$R"');
+  const argv = options.argv ?? [...(container.command ?? []), ...(container.args ?? [])];
+  if (argv.length === 0) throw new Error(`container "${container.name}": no command to run`);
+  const env = containerEnv(container, options);
+  const groups = fsGroup !== undefined && fsGroup !== gid ? `${gid},${fsGroup}` : String(gid);
+  lines.push(
+    `exec chroot --userspec=${uid}:${gid} --groups=${groups} "$R" /usr/bin/env -i -C ${q(options.cwd ?? '/')} ${Object.entries(
+      env,
+    )
+      .map(([k, v]) => q(`${k}=${v}`))
+      .join(' ')} ${argv.map(q).join(' ')}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** Runs one container of the pod to completion (or until the timeout) and collects its output. */
+export function runContainer(
+  volumes: PodVolumes,
+  containerName: string,
+  options: RunOptions = {},
+): Promise<RunResult> {
+  const { child, done } = startContainer(volumes, containerName, options);
+  child.stdin?.end();
+  return done;
+}
+
+export interface StartedContainer {
+  readonly child: ReturnType<typeof spawn>;
+  readonly done: Promise<RunResult>;
+}
+
+/** Starts one container of the pod; `done` settles when it exits. */
+export function startContainer(
+  volumes: PodVolumes,
+  containerName: string,
+  options: RunOptions = {},
+): StartedContainer {
+  const container = volumes.pod.containers.find((c) => c.name === containerName);
+  if (!container) throw new Error(`pod has no container "${containerName}"`);
+  const newRoot = join(volumes.root, `..root-${containerName}`);
+  mkdirSync(newRoot, { recursive: true });
+  const script = containerScript(volumes, container, options, newRoot);
+  const child = spawn('unshare', ['--mount', '--propagation', 'private', 'bash', '-c', script], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const timer = options.timeoutMs
+    ? setTimeout(() => {
+        stderr += `\n[pod-emulation] killed after ${options.timeoutMs} ms\n`;
+        try {
+          process.kill(-(child.pid as number), 'SIGKILL');
+        } catch {}
+      }, options.timeoutMs)
+    : undefined;
+  const done = new Promise<RunResult>((resolve) => {
+    child.on('close', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return { child, done };
+}
+
+/** True when this process can build mount namespaces (root with `unshare` and `chroot`). */
+export function canEmulatePods(): string | undefined {
+  if (process.getuid?.() !== 0)
+    return 'the backend end-to-end test emulates pods with mount namespaces and needs root';
+  try {
+    execFileSync('unshare', ['--mount', 'true']);
+  } catch (error) {
+    return `unshare --mount failed: ${(error as Error).message}`;
+  }
+  return undefined;
+}

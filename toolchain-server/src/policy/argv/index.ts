@@ -1,0 +1,45 @@
+/** Every command the argv policy has a table for, by the name a caller uses, and per-command environment. */
+import type { CommandSpec } from '../options/spec.ts';
+import { ARCHIVES } from './archives.ts';
+import { FILE_TOOLS } from './file-tools.ts';
+import { GIT, gitEnvironment } from './git.ts';
+import { GO_TABLES } from './go.ts';
+import { INFRA_TABLES } from './infra.ts';
+import { MAKES } from './make.ts';
+import { NODE_TABLES } from './node.ts';
+import { PYTHON_TABLES, pythonTable } from './python.ts';
+import { RUST_TABLES } from './rust.ts';
+import { SHELLS } from './shells.ts';
+import { TEXT_TOOLS } from './text-tools.ts';
+
+export { refusedCommand } from './refused.ts';
+
+const TABLES: Readonly<Record<string, CommandSpec>> = {
+  ...FILE_TOOLS,
+  ...TEXT_TOOLS,
+  ...ARCHIVES,
+  ...MAKES,
+  git: GIT,
+  ...NODE_TABLES,
+  ...PYTHON_TABLES,
+  ...RUST_TABLES,
+  ...GO_TABLES,
+  ...INFRA_TABLES,
+  ...SHELLS,
+};
+
+/** The table for a command name (`python3.12` shares the python table), or undefined. */
+export function commandTable(name: string): CommandSpec | undefined {
+  if (Object.hasOwn(TABLES, name)) return TABLES[name];
+  return pythonTable(name);
+}
+
+/** Names with a table (interpreters by their plain name); the docs list them. */
+export function tabledCommands(): string[] {
+  return [...Object.keys(TABLES), 'python', 'python3', 'python3.X', 'pypy3'].sort();
+}
+
+/** Variables a command always runs with, whatever the caller sets (git's discovery ceiling and overrides). */
+export function commandEnvironment(name: string, roots: readonly string[]): Record<string, string> {
+  return name === 'git' ? gitEnvironment(roots) : {};
+}

@@ -1,0 +1,69 @@
+/**
+ * The checks that need the filesystem: every path-like value (option values and positionals the table calls
+ * a path) must resolve, symlinks followed, inside the workspace roots — from the working directory and from
+ * every directory an option such as `make -C` or `git -C` moves the tool to.
+ */
+import { isAbsolute } from 'node:path';
+import type { ParsedCommand, ParsedValue } from './parse.ts';
+import { refuse } from './parse.ts';
+
+export interface PathConfinement {
+  /**
+   * True when `path`, relative to `base`, resolves inside a workspace root: symlinks followed as the kernel
+   * follows them, and a path that does not exist yet judged by its nearest existing ancestor.
+   */
+  inside(path: string, base: string): boolean;
+  /** True when `path`, relative to `base`, exists (a symlink counts, even a dangling one). */
+  exists(path: string, base: string): boolean;
+}
+
+function looksLikePath(value: string, bases: readonly string[], paths: PathConfinement): boolean {
+  return (
+    isAbsolute(value) ||
+    value.split('/').includes('..') ||
+    value.startsWith('~') ||
+    bases.some((base) => paths.exists(value, base))
+  );
+}
+
+function checkValue(item: ParsedValue, bases: readonly string[], paths: PathConfinement): void {
+  const { spec, value, what } = item;
+  const insideAll = (v: string) => bases.every((base) => paths.inside(v, base));
+  switch (spec.kind) {
+    case 'path':
+    case 'pathspec': {
+      if (spec.stdio && value === '-') return;
+      const stripped = spec.strip ? value.replace(spec.strip, '') : value;
+      if (spec.kind === 'pathspec' && !looksLikePath(stripped, bases, paths)) return;
+      if (stripped.includes('\0') || !insideAll(stripped))
+        refuse(
+          'path-outside-roots',
+          `${what} names ${JSON.stringify(value)}, which resolves outside the workspace roots.`,
+          'paths inside the workspace roots (symlinks are followed before the check)',
+        );
+      return;
+    }
+    case 'custom': {
+      const refusal = spec.check(value, insideAll);
+      if (refusal) refuse(refusal.rule, `${what}: ${refusal.why}`, refusal.instead ?? spec.describe);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** Runs the deferred checks; `cwd` is the call's confined working directory. */
+export function checkPaths(parsed: ParsedCommand, cwd: string, paths: PathConfinement): void {
+  const bases = [cwd];
+  for (const dir of parsed.directories) {
+    if (!paths.inside(dir, cwd))
+      refuse(
+        'path-outside-roots',
+        `the directory ${JSON.stringify(dir)} resolves outside the workspace roots.`,
+        'directories inside the workspace roots',
+      );
+    bases.push(isAbsolute(dir) ? dir : `${cwd}/${dir}`);
+  }
+  for (const item of parsed.deferred) checkValue(item, bases, paths);
+}
