@@ -9,16 +9,26 @@ import {
   type CompletionResult,
   completionKeymap,
 } from '@codemirror/autocomplete';
-import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import {
+  history,
+  historyKeymap,
+  indentLess,
+  indentMore,
+  indentWithTab,
+  moveLineDown,
+  moveLineUp,
+  simplifySelection,
+  standardKeymap,
+  toggleComment,
+  toggleTabFocusMode,
+} from '@codemirror/commands';
 import { indentUnit, syntaxHighlighting } from '@codemirror/language';
 import { type Diagnostic, lintGutter, setDiagnostics } from '@codemirror/lint';
 import { EditorState } from '@codemirror/state';
 import {
-  drawSelection,
   EditorView,
   highlightActiveLine,
   highlightActiveLineGutter,
-  highlightSpecialChars,
   hoverTooltip,
   keymap,
   lineNumbers,
@@ -34,6 +44,17 @@ export interface LineProblem {
   readonly message: string;
   readonly severity: 'error' | 'warning';
 }
+
+/** The editing keys a spec needs on top of the standard ones (CodeMirror's defaultKeymap has many more). */
+const editingKeymap = [
+  { key: 'Mod-/', run: toggleComment },
+  { key: 'Mod-[', run: indentLess },
+  { key: 'Mod-]', run: indentMore },
+  { key: 'Alt-ArrowUp', run: moveLineUp },
+  { key: 'Alt-ArrowDown', run: moveLineDown },
+  { key: 'Escape', run: simplifySelection },
+  { key: 'Ctrl-m', mac: 'Shift-Alt-m', run: toggleTabFocusMode },
+];
 
 function completionSource(context: CompletionContext): CompletionResult | null {
   const found = suggestions(context.state.doc.toString(), context.pos, context.explicit);
@@ -84,9 +105,7 @@ export function createEditor(
       extensions: [
         lineNumbers(),
         highlightActiveLineGutter(),
-        highlightSpecialChars(),
         history(),
-        drawSelection(),
         highlightActiveLine(),
         indentUnit.of('  '),
         EditorState.tabSize.of(2),
@@ -95,7 +114,13 @@ export function createEditor(
         autocompletion({ override: [completionSource], icons: false }),
         schemaHover,
         lintGutter(),
-        keymap.of([...completionKeymap, indentWithTab, ...defaultKeymap, ...historyKeymap]),
+        keymap.of([
+          ...completionKeymap,
+          indentWithTab,
+          ...editingKeymap,
+          ...standardKeymap,
+          ...historyKeymap,
+        ]),
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({
           'aria-label': 'Agent spec (YAML)',
