@@ -12,7 +12,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { parse, stringify } from 'yaml';
@@ -58,6 +58,8 @@ if (!existsSync(CHROMIUM)) {
   process.exit(1);
 }
 await ensureSiteBuilt();
+// Other work on the machine slows the browser down: the figures say how busy it was.
+const loadBefore = loadavg()[0]!;
 const server = await serveStatic();
 const context = await launchChromium(mkdtempSync(join(tmpdir(), 'toolyard-bench-')));
 const guard = await guardContext(context);
@@ -246,7 +248,8 @@ runs once that frame is painted): CodeMirror's update, the zero-delay timer that
 task, schema validation, semantic checks, \`renderAgent\`, YAML, the visible view's DOM, and the paint. "Render
 only" is the validation + rendering part alone.
 
-Measured ${new Date().toISOString().slice(0, 10)}, Chromium${browserVersion ? ` ${browserVersion}` : ''} headless, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM:
+Measured ${new Date().toISOString().slice(0, 10)}, Chromium${browserVersion ? ` ${browserVersion}` : ''} headless, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM,
+1-minute load average ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after the run (other work on the machine):
 
 ${table}
 
