@@ -85,4 +85,10 @@ function usageMessage(error: Error, command: Command): string {
   return `unknown option "${option}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
 }
 
-if (import.meta.main) process.exitCode = await main(process.argv.slice(2));
+// Run as a script (`node cli/src/main.ts`). No top-level await: the published build is CommonJS, where
+// import.meta is empty and this module is only imported (bin/toolyard.mjs calls main).
+if (import.meta.main) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -3,6 +3,7 @@
  * values; `test/constructs/schema-defaults.test.ts` proves the two agree by rendering both ways.
  */
 import type { Resources } from '../../schema/src/types.generated.ts';
+import { PACKAGE_VERSION } from '../../toolchain-server/src/package-version.generated.ts';
 
 export const DEFAULT_NAMESPACE = 'default';
 export const DEFAULT_WORKSPACE_MOUNT_PATH = '/workspace';
@@ -52,9 +53,13 @@ export const DEFAULT_REGISTRY_EGRESS = { cidrs: ['0.0.0.0/0'], ports: [443] };
 export const DEFAULT_API_SERVER_EGRESS = { cidrs: ['0.0.0.0/0'], ports: [443, 6443] };
 export const DEFAULT_DNS = { namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' } };
 
+/** Where toolyard's own images are published: `<prefix>/<image name>:<package version>`. */
+export const TOOLYARD_IMAGE_PREFIX = 'ghcr.io/toolyard';
+
+/** The image the init container copies the server from; its tag is the package version. */
 export const DEFAULT_TOOLCHAIN_SERVER_IMAGE = {
-  repository: 'ghcr.io/toolyard/toolchain-server',
-  tag: '0.1.0',
+  repository: `${TOOLYARD_IMAGE_PREFIX}/toolchain-server`,
+  tag: PACKAGE_VERSION,
 } as const;
 
 /** Where each CLI reads its system-wide (managed) configuration; toolyard mounts its generated files there. */

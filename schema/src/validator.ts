@@ -3,7 +3,7 @@
  * Isomorphic: no Node APIs, so the browser playground runs the same checks.
  */
 import type { ErrorObject } from 'ajv';
-import agentSchema from '../agent.schema.json' with { type: 'json' };
+import agentSchemaJson from '../agent.schema.json' with { type: 'json' };
 import { agentValidator } from './agent-validator.ts';
 import { type JsonSchema, propertiesOf, schemaNodesAt, titleOf } from './json-schema.ts';
 import { closestMatch } from './suggest.ts';
@@ -19,7 +19,12 @@ export interface SpecProblem {
   readonly hint?: string;
 }
 
-export { agentSchema };
+/**
+ * The Agent JSON Schema (`schema/agent.schema.json`, also exported as `toolyard/schema/agent.json`), typed as a
+ * schema document so that the published declarations import no JSON: TypeScript apps need neither
+ * `resolveJsonModule` nor an import attribute to use it.
+ */
+export const agentSchema: JsonSchema = agentSchemaJson as JsonSchema;
 
 /** ajv's own errors for a document (none when it is valid). */
 export function schemaErrors(value: unknown): readonly ErrorObject[] {

@@ -21,6 +21,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -276,7 +277,7 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
             image: { repository: 'docker.io/library/node', tag: '24' },
             port: ports.toolchain,
             healthPort: ports.health,
-            tools: { mode: 'exec', allowedCommands: ['echo'] },
+            tools: { mode: 'exec', allowedCommands: ['echo', 'sleep'] },
           },
         ],
         gateways: [
@@ -413,6 +414,57 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
         'a gateway request came without the bearer token',
       );
       assert.deepEqual(withheld.calls, [], 'the withheld gateway ran a tool without an approval');
+    });
+  }
+
+  /**
+   * The timeout each format states is the one the CLI applies: with the rendered value lowered to 3 s, a 20 s call
+   * comes back as the CLI's own timeout, long before the command ends. (Rendered, it is maxTimeoutSeconds + 60.)
+   */
+  const LOWERED: Record<string, { volume: string; file: string; lower: (text: string) => string }> = {
+    claude: {
+      volume: 'claude-mcp',
+      file: 'managed-mcp.json',
+      lower: (text) => text.replace(/"timeout": 1860000/, '"timeout": 3000'),
+    },
+    codex: {
+      volume: 'codex-mcp',
+      file: 'config.toml',
+      lower: (text) => text.replace(/tool_timeout_sec = 1860\n/, 'tool_timeout_sec = 3\n'),
+    },
+    gemini: {
+      volume: 'gemini-mcp',
+      file: 'settings.json',
+      lower: (text) => text.replace(/"timeout": 1860000/, '"timeout": 3000'),
+    },
+  };
+  for (const backend of backends) {
+    it(`${backend.name}: gives up on a tool call at the timeout its config states`, async () => {
+      const lowered = LOWERED[backend.name] as (typeof LOWERED)[string];
+      // Through `..data`, as a ConfigMap update lands; the subPath file is bound again at each start.
+      const file = join(volumes.hostPath(lowered.volume), '..data', lowered.file);
+      const original = readFileSync(file, 'utf8');
+      const changed = lowered.lower(original);
+      assert.notEqual(changed, original, `no toolchain timeout of 1860 s in ${lowered.file}`);
+      writeFileSync(file, changed);
+      backend.script.restart([
+        {
+          tool: (backend.script.plan[0] as { tool: RegExp }).tool,
+          args: { command: ['sleep', '20'] },
+          expect: '',
+        },
+      ]);
+      const started = Date.now();
+      try {
+        await runCli(backend);
+      } finally {
+        writeFileSync(file, original);
+      }
+      const seconds = (Date.now() - started) / 1000;
+      const result = backend.script.calls[0]?.result;
+      assert.ok(result !== undefined, `${backend.name} returned no result for the call`);
+      assert.doesNotMatch(result, /exitCode|exit 0 in/, `the call ran to its end: ${result}`);
+      assert.ok(seconds < 20, `${backend.name} took ${seconds} s, the whole sleep`);
     });
   }
 

@@ -62,8 +62,8 @@ export interface RequestRecord {
 
 /** The scripted conversation and everything observed during it. */
 export class ModelScript {
-  readonly plan: readonly PlannedCall[];
-  readonly calls: CallRecord[] = [];
+  plan: readonly PlannedCall[];
+  calls: CallRecord[] = [];
   /** The tool names offered on the first turn that listed tools. */
   offeredTools: readonly string[] = [];
   turns = 0;
@@ -74,6 +74,15 @@ export class ModelScript {
   constructor(plan: readonly PlannedCall[], finalText = 'All planned tool calls returned.') {
     this.plan = plan;
     this.finalText = finalText;
+  }
+
+  /** Starts a new conversation with another plan (the fake API keeps serving this script). */
+  restart(plan: readonly PlannedCall[]): void {
+    this.plan = plan;
+    this.calls = [];
+    this.offeredTools = [];
+    this.turns = 0;
+    this.skipped = 0;
   }
 
   /**

@@ -42,7 +42,7 @@ function userEnv(): NodeJS.ProcessEnv {
 
 /**
  * A copy of this checkout's files (tracked and new, as `git clone` would give once committed) in a new git
- * repository, with the packages `npm install` installed here linked in and the install script run in it.
+ * repository, with the packages `npm install` installed here linked in.
  */
 function freshClone(): string {
   const clone = mkdtempSync(join(tmpdir(), 'toolyard-clone-'));
@@ -69,10 +69,10 @@ function freshClone(): string {
   }
   for (const bin of readdirSync(join(installed, '.bin'))) {
     const target = readlinkSync(join(installed, '.bin', bin));
-    // The package's own bins are linked by its install script, into the clone.
+    // Links into this checkout itself would run this checkout's files, not the clone's.
     if (!target.startsWith('../../')) symlinkSync(target, join(modules, '.bin', bin));
   }
-  execFileSync('npm', ['run', 'postinstall'], { cwd: clone, env: userEnv(), stdio: 'ignore' });
+  // No install script to run: `npx toolyard` runs the clone's own bin (bin/toolyard.mjs → its sources).
   return clone;
 }
 

@@ -79,7 +79,26 @@ export function documentedCommands(repo: string): DocumentedCommand[] {
 /** Commands no test here can run, and why. Every entry must still be in the docs. */
 export const NOT_RUN_HERE: Readonly<Record<string, string>> = {
   'npm install':
-    'installs from the npm registry, which tests may not reach; the test clone gets this checkout’s installed packages and runs the install script, and .ci/run runs `npm install` itself',
+    'installs from the npm registry, which tests may not reach; the test clone gets this checkout’s installed packages, and .ci/run runs `npm install` itself',
+  'npm install toolyard':
+    'installs the published package; test:package installs the packed tarball into a fresh cdk8s app and runs it there',
+  'npm install --global toolyard':
+    'installs the published package globally; test:package installs the packed tarball globally (temporary prefix) on Node 20.19 and 24',
+  'npx toolyard synth agents/*.yaml -o dist':
+    'runs in a user’s cdk8s app with an agents/ directory; test:package runs it from the installed tarball',
+  'npx cdk8s-cli init typescript-app':
+    'creates a cdk8s app with packages from the registry; test:package runs the pinned cdk8s-cli’s init in a temporary directory',
+  'npm run images':
+    'builds Debian root filesystems with mmdebstrap as root (minutes on an empty cache); npm test runs it (test:images) and runs every image',
+  'npm run images toolchain-rust': 'the same builder as `npm run images`, which npm test runs',
+  'npm run release':
+    'assembles all images too; test:images assembles the release twice and compares SHA256SUMS',
+  'skopeo copy oci-archive:dist/images/toolchain-rust.oci.tar docker://ghcr.io/you/toolchain-rust:0.1.0':
+    'pushes to a registry; test/images unpacks the same archives with umoci',
+  'skopeo copy oci-archive:dist/images/toolchain-rust.oci.tar docker://registry.example/toolchain-rust:0.1.0':
+    'pushes to a registry; test/images unpacks the same archives with umoci',
+  'docker build -f images/toolchain-rust/Dockerfile -t ghcr.io/toolyard/toolchain-rust:0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" .':
+    'needs a Docker engine; test/images/dockerfiles.test.ts holds the Dockerfiles to the images npm run images builds',
   'bash .ci/run': 'is CI itself: it runs `npm test`, which runs this test',
   'npm run site:build':
     'takes minutes; `npm test` runs it in this checkout (`test:site`) and the browser tests use what it built',

@@ -1,5 +1,5 @@
 /** Shared fixtures for the toolchain-server tests: temp workspaces, configs, clients, process checks. */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -68,10 +68,19 @@ export async function connectClient(baseUrl: string, headers: Record<string, str
   return client;
 }
 
+/**
+ * Whether a process still runs. A zombie (killed, waiting for its new parent to reap it — which, for an
+ * orphan, is whenever PID 1 gets to it) has stopped running, so it counts as dead.
+ */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }

@@ -30,7 +30,7 @@ export async function bundle(outfile = BUNDLE_PATH): Promise<string> {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node22',
+    target: 'node20.19',
     minify: true,
     keepNames: true,
     legalComments: 'eof',

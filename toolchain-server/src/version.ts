@@ -1,2 +1,4 @@
-/** The server version reported in `initialize` and describe_toolchain. */
-export const SERVER_VERSION = '0.1.0';
+import { PACKAGE_VERSION } from './package-version.generated.ts';
+
+/** The server version reported in `initialize` and describe_toolchain: the package's. */
+export const SERVER_VERSION = PACKAGE_VERSION;

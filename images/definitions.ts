@@ -1,0 +1,160 @@
+/**
+ * toolyard's images, one definition each: the Debian packages of the root filesystem, and what every image
+ * shares — /opt/toolyard (a Node runtime + the server bundle), user 65532, the server as entrypoint with the
+ * renderer's launch command, the config path the renderer mounts, OCI labels. `npm run images` builds them
+ * without Docker (images/src/), and the Dockerfiles under images/<name>/ are generated from the same
+ * definitions (`npm run gen`), so the two ways of building cannot drift apart.
+ */
+import {
+  DEFAULT_WORKSPACE_MOUNT_PATH,
+  PATHS,
+  RUN_AS_ID,
+  TOOLYARD_IMAGE_PREFIX,
+} from '../constructs/src/defaults.ts';
+import { TOOLCHAIN_CONFIG_FILE } from '../constructs/src/toolchain-config.ts';
+import { serverCommand } from '../toolchain-server/src/launch.ts';
+
+/** Debian release of every image: the current stable, for current language toolchains from Debian itself. */
+export const DEBIAN_SUITE = 'trixie';
+
+/**
+ * dpkg options of Debian's own slim images: path filters (docs, man pages, locales left out; copyright files
+ * kept), so that an image built here and its Dockerfile on `debian:<suite>-slim` hold the same files, and
+ * unsafe I/O (no fsync per unpacked file: a build that fails is thrown away anyway), which the slim images also
+ * set and which makes unpacking several times faster.
+ */
+export const SLIM_DPKG_FILTERS = [
+  'force-unsafe-io',
+  'path-exclude=/usr/share/doc/*',
+  'path-include=/usr/share/doc/*/copyright',
+  'path-exclude=/usr/share/man/*',
+  'path-exclude=/usr/share/info/*',
+  'path-exclude=/usr/share/locale/*',
+  'path-exclude=/usr/share/lintian/*',
+] as const;
+
+/** The account the images run as: the uid/gid of every generated container, with a home and a workspace. */
+export const IMAGE_USER = {
+  name: 'toolyard',
+  id: RUN_AS_ID,
+  home: PATHS.home,
+  workspace: DEFAULT_WORKSPACE_MOUNT_PATH,
+} as const;
+
+/** Shell commands run as root in the finished root filesystem (a mmdebstrap hook; a Dockerfile RUN). */
+export const ACCOUNT_SETUP = [
+  `groupadd --gid ${IMAGE_USER.id} ${IMAGE_USER.name}`,
+  `useradd --uid ${IMAGE_USER.id} --gid ${IMAGE_USER.id} --home-dir ${IMAGE_USER.home} --shell /usr/sbin/nologin ${IMAGE_USER.name}`,
+  `install -d -o ${IMAGE_USER.id} -g ${IMAGE_USER.id} -m 0755 ${IMAGE_USER.home} ${IMAGE_USER.workspace}`,
+] as const;
+
+/** Where the server reads its config by default: the path the renderer mounts its ConfigMap at. */
+export const DEFAULT_CONFIG_PATH = `${PATHS.toolchainConfigDir}/${TOOLCHAIN_CONFIG_FILE}`;
+export const ENTRYPOINT = serverCommand();
+export const CMD = ['--config', DEFAULT_CONFIG_PATH] as const;
+
+export type ImageName = 'toolchain-server' | 'toolchain-node' | 'toolchain-go-python' | 'toolchain-rust';
+
+export interface ImageDefinition {
+  readonly name: ImageName;
+  readonly title: string;
+  readonly description: string;
+  /** Debian packages beyond the minbase variant (what `debian:<suite>-slim` holds). */
+  readonly packages: readonly string[];
+  /** Image environment beyond PATH and HOME. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Commands the image test runs through the server's exec_allowed tool, each printing a version. */
+  readonly versionCommands: readonly (readonly string[])[];
+}
+
+/** Version control, builds and TLS roots for registries: in every toolchain image. */
+const COMMON_TOOLS = ['ca-certificates', 'git', 'make'] as const;
+
+export const IMAGES: readonly ImageDefinition[] = [
+  {
+    name: 'toolchain-server',
+    title: 'toolyard toolchain server',
+    description:
+      'The toolyard toolchain server: /opt/toolyard (Node runtime + server bundle), copied by the init container into bring-your-own toolchain images.',
+    packages: [],
+    env: {},
+    // coreutils, which the init container's `cp -R` needs (the server's policy refuses `cp --version`).
+    versionCommands: [['ls', '--version']],
+  },
+  {
+    name: 'toolchain-node',
+    title: 'toolyard Node.js toolchain',
+    description: 'Node.js and npm from Debian, git and make, behind the toolyard toolchain server.',
+    packages: [...COMMON_TOOLS, 'nodejs', 'npm'],
+    env: { npm_config_update_notifier: 'false' },
+    // npm runs on the image's node (the server's policy refuses a bare `node --version` as reading stdin).
+    versionCommands: [['npm', '--version']],
+  },
+  {
+    name: 'toolchain-go-python',
+    title: 'toolyard Go and Python toolchain',
+    description:
+      'Go, Python 3 and pytest from Debian, a C toolchain for cgo and extensions, git and make, behind the toolyard toolchain server.',
+    packages: [...COMMON_TOOLS, 'golang-go', 'gcc', 'libc6-dev', 'python3', 'python3-pytest', 'python3-venv'],
+    // The image's Go, never a toolchain download that go.mod asks for (toolchains have no egress by default).
+    env: { GOTOOLCHAIN: 'local' },
+    // pytest's version line proves Python too (the server's policy refuses a bare `python3 --version`).
+    versionCommands: [
+      ['go', 'version'],
+      ['pytest', '--version'],
+    ],
+  },
+  {
+    name: 'toolchain-rust',
+    title: 'toolyard Rust toolchain',
+    description:
+      'rustc, cargo, rustfmt and clippy from Debian, git and make, behind the toolyard toolchain server.',
+    packages: [...COMMON_TOOLS, 'cargo', 'rustc', 'rustfmt', 'rust-clippy'],
+    env: {},
+    versionCommands: [
+      ['cargo', '--version'],
+      ['rustc', '--version'],
+    ],
+  },
+];
+
+export const IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** The environment of an image's config (and its Dockerfile's ENV). */
+export function imageEnv(image: ImageDefinition): Record<string, string> {
+  return { PATH: IMAGE_PATH, HOME: IMAGE_USER.home, ...image.env };
+}
+
+export function imageRepository(image: ImageDefinition): string {
+  return `${TOOLYARD_IMAGE_PREFIX}/${image.name}`;
+}
+
+export function imageNamed(name: string): ImageDefinition {
+  const image = IMAGES.find((candidate) => candidate.name === name);
+  if (!image) throw new Error(`unknown image "${name}"; images: ${IMAGES.map((i) => i.name).join(', ')}`);
+  return image;
+}
+
+export interface ImageMetadata {
+  readonly version: string;
+  /** Commit the image was built from (`org.opencontainers.image.revision`). */
+  readonly revision: string;
+  /** Repository URL (`org.opencontainers.image.source`). */
+  readonly source: string;
+  /** RFC 3339 time of the commit: the image's `created`, so a rebuild of the same commit is identical. */
+  readonly created: string;
+  readonly license: string;
+}
+
+/** OCI annotation keys used as image labels (opencontainers image-spec, annotations.md). */
+export function imageLabels(image: ImageDefinition, meta: ImageMetadata): Record<string, string> {
+  return {
+    'org.opencontainers.image.created': meta.created,
+    'org.opencontainers.image.description': image.description,
+    'org.opencontainers.image.licenses': meta.license,
+    'org.opencontainers.image.revision': meta.revision,
+    'org.opencontainers.image.source': meta.source,
+    'org.opencontainers.image.title': image.title,
+    'org.opencontainers.image.version': meta.version,
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * `npm run images`: every image of images/definitions.ts as an OCI archive, `dist/images/<name>.oci.tar`,
+ * plus `dist/images/images.json` (names, tags, digests). Two layers each: the Debian root filesystem (cached by
+ * package list, images/src/rootfs.ts) and /opt/toolyard — the pinned Node runtime from the npm registry and
+ * the server bundle — which is the same blob in every image. No Docker daemon, no registry pull.
+ */
+import { execFile } from 'node:child_process';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { nodeRuntime, pinnedNodeVersion } from '../../release/src/node-runtime.ts';
+import { bundle } from '../../toolchain-server/scripts/bundle.ts';
+import { SERVER_BUNDLE_DIR } from '../../toolchain-server/src/launch.ts';
+import {
+  ACCOUNT_SETUP,
+  CMD,
+  DEBIAN_SUITE,
+  ENTRYPOINT,
+  IMAGE_USER,
+  IMAGES,
+  type ImageDefinition,
+  type ImageMetadata,
+  imageEnv,
+  imageLabels,
+  imageRepository,
+  SLIM_DPKG_FILTERS,
+} from '../definitions.ts';
+import { ociArchitecture, reproducibleTarFlags, type WrittenImage, writeImageArchive } from './oci-layout.ts';
+import { debianRootfs, gzipLayer, type LayerBlob } from './rootfs.ts';
+
+const run = promisify(execFile);
+
+export interface BuiltImage extends WrittenImage {
+  readonly name: string;
+  readonly repository: string;
+  /** `<repository>:<tag>` */
+  readonly reference: string;
+  readonly platform: string;
+  readonly rootfsFromCache: boolean;
+}
+
+/** Version, commit and source of the checkout: the same commit always gives the same metadata. */
+export async function imageMetadata(root: string): Promise<ImageMetadata & { epoch: number }> {
+  const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
+    version: string;
+    license: string;
+    repository: { url: string };
+  };
+  const git = async (...args: string[]) => (await run('git', args, { cwd: root })).stdout.trim();
+  const epoch = Number(await git('log', '-1', '--format=%ct'));
+  return {
+    version: pkg.version,
+    license: pkg.license,
+    source: pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, ''),
+    revision: await git('rev-parse', 'HEAD'),
+    created: new Date(epoch * 1000).toISOString().replace(/\.000Z$/, 'Z'),
+    epoch,
+  };
+}
+
+/** The /opt/toolyard layer: bin/node, toolchain-server.mjs and Node's licence, root-owned and read-only. */
+async function serverLayer(root: string, work: string, epoch: number): Promise<LayerBlob> {
+  const runtime = await nodeRuntime(pinnedNodeVersion(root));
+  const tree = join(work, 'server-layer');
+  const opt = join(tree, SERVER_BUNDLE_DIR);
+  await mkdir(join(opt, 'bin'), { recursive: true });
+  await copyFile(runtime.bin, join(opt, 'bin', 'node'));
+  await bundle(join(opt, 'toolchain-server.mjs'));
+  await copyFile(runtime.license, join(opt, 'LICENSE.node'));
+  await run('chmod', ['-R', 'u=rwX,go=rX', tree]);
+  await chmod(join(opt, 'bin', 'node'), 0o755);
+  const tar = join(work, 'server-layer.tar');
+  const top = SERVER_BUNDLE_DIR.split('/').filter(Boolean)[0]!;
+  await run('tar', ['--create', `--file=${tar}`, ...reproducibleTarFlags(epoch), '-C', tree, top]);
+  return gzipLayer(tar, join(work, 'server-layer.tar.gz'));
+}
+
+async function buildOne(
+  image: ImageDefinition,
+  server: LayerBlob,
+  meta: ImageMetadata & { epoch: number },
+  outDir: string,
+  log: (line: string) => void,
+): Promise<BuiltImage> {
+  const rootfs = await debianRootfs(
+    { suite: DEBIAN_SUITE, packages: image.packages, dpkgFilters: SLIM_DPKG_FILTERS, setup: ACCOUNT_SETUP },
+    log,
+  );
+  const written = await writeImageArchive({
+    archive: join(outDir, `${image.name}.oci.tar`),
+    tag: meta.version,
+    created: meta.created,
+    epoch: meta.epoch,
+    layers: [
+      {
+        blob: rootfs.layer,
+        createdBy: `mmdebstrap --variant=minbase ${DEBIAN_SUITE} ${image.packages.join(' ')}`.trim(),
+      },
+      { blob: server, createdBy: `toolyard: ${SERVER_BUNDLE_DIR} (Node runtime + toolchain server bundle)` },
+    ],
+    config: {
+      user: `${IMAGE_USER.id}:${IMAGE_USER.id}`,
+      env: imageEnv(image),
+      entrypoint: ENTRYPOINT,
+      cmd: CMD,
+      workingDir: IMAGE_USER.workspace,
+      labels: imageLabels(image, meta),
+    },
+  });
+  const repository = imageRepository(image);
+  log(
+    `${image.name}: ${repository}:${written.tag}@${written.digest} (${(written.archiveSize / 2 ** 20).toFixed(0)} MiB)`,
+  );
+  return {
+    ...written,
+    name: image.name,
+    repository,
+    reference: `${repository}:${written.tag}`,
+    platform: `linux/${ociArchitecture()}`,
+    rootfsFromCache: !rootfs.built,
+  };
+}
+
+/** Runs `task` over `items` with at most `limit` at once, keeping the input order in the result. */
+async function inParallel<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+export async function buildImages(options: {
+  readonly root: string;
+  readonly outDir: string;
+  readonly images?: readonly ImageDefinition[];
+  readonly log?: (line: string) => void;
+}): Promise<BuiltImage[]> {
+  const log = options.log ?? (() => {});
+  const meta = await imageMetadata(options.root);
+  await mkdir(options.outDir, { recursive: true });
+  const work = await mkdtemp(join(options.outDir, '.work-'));
+  try {
+    const server = await serverLayer(options.root, work, meta.epoch);
+    // Two at a time: building a root filesystem waits on the mirror as much as on the CPU.
+    const built = await inParallel(options.images ?? IMAGES, 2, (image) =>
+      buildOne(image, server, meta, options.outDir, log),
+    );
+    const manifest = built.map(
+      ({ name, repository, tag, reference, digest, platform, archive, archiveSha256, archiveSize }) => ({
+        name,
+        repository,
+        tag,
+        reference,
+        digest,
+        platform,
+        archive: archive.slice(options.outDir.length + 1),
+        archiveSha256,
+        archiveSize,
+      }),
+    );
+    await writeFile(
+      join(options.outDir, 'images.json'),
+      `${JSON.stringify({ revision: meta.revision, images: manifest }, null, 2)}\n`,
+    );
+    return built;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * Where build steps keep what they fetched or built once and reuse across checkouts and CI runs (Node runtimes
+ * from the npm registry, Debian root filesystems): `$XDG_CACHE_HOME/toolyard` or `~/.cache/toolyard`, never
+ * inside the repository. Entries are keyed by their inputs, so a stale entry is never reused.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export function cacheDir(...parts: string[]): string {
+  const base = process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache');
+  return join(base, 'toolyard', ...parts);
+}
