@@ -1,16 +1,18 @@
 /**
  * `npm run bench:preview`: the playground in Chromium, measured as a person would feel it.
- * - edit → updated output: for each example and a 50-toolchain spec, a real edit dispatched to the editor,
- *   timed until the playground has re-rendered its output into the DOM (p50/p95), plus the validation +
- *   render part alone;
- * - the playground's JavaScript size, raw and gzip;
+ * - keystroke → paint: for each example and a 50-toolchain spec, real key presses (Playwright's keyboard) into
+ *   a comment line of the spec, each timed in the page from its `keydown` to the first frame painted after the
+ *   playground put the new output in the DOM (a task queued from the next `requestAnimationFrame` runs after
+ *   that paint); p50/p95, plus the validation + render part alone;
+ * - the playground's JavaScript, gzip per file as served: what the page loads at once (the entry and the
+ *   chunks it imports) and in total (with the chart generator, loaded on the first chart download);
  * - time to interactive: navigation start → editor ready with the first render on screen (median of runs).
  * Writes the figures to docs/benchmarks.md under "## preview" (replacing only that section).
  * Needs a built site (`npm run site:build`) and /usr/bin/chromium.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { parse, stringify } from 'yaml';
@@ -41,6 +43,8 @@ function fiftyToolchainSpec(): string {
   };
   const template = base.spec.toolchains[1]!;
   base.metadata.name = 'fifty';
+  // Its acknowledgement names the rust toolchain, which the fifty toolchains replace.
+  delete (base.spec as Record<string, unknown>)['acknowledgedWarnings'];
   base.spec.toolchains = Array.from({ length: 50 }, (_, i) => ({
     ...template,
     name: `tc-${String(i).padStart(2, '0')}`,
@@ -49,16 +53,13 @@ function fiftyToolchainSpec(): string {
   return stringify(base, { lineWidth: 0 });
 }
 
-interface EditTimes {
-  readonly total: number[];
-  readonly render: number[];
-}
-
 if (!existsSync(CHROMIUM)) {
   console.error(`bench:preview needs ${CHROMIUM} (apt-get install chromium)`);
   process.exit(1);
 }
 await ensureSiteBuilt();
+// Other work on the machine slows the browser down: the figures say how busy it was.
+const loadBefore = loadavg()[0]!;
 const server = await serveStatic();
 const context = await launchChromium(mkdtempSync(join(tmpdir(), 'toolyard-bench-')));
 const guard = await guardContext(context);
@@ -74,52 +75,66 @@ await page.goto(`${server.origin}/playground/`);
 await page.locator('toolyard-playground[data-ready="true"]').waitFor();
 
 const rows: { name: string; objects: number; total: number[]; render: number[] }[] = [];
-for (const [name, text] of specs) {
-  const times = (await page.evaluate(
-    async ({ text, edits }) => {
-      type Playground = HTMLElement & {
-        editor: {
-          state: { doc: { length: number } };
-          dispatch(tr: { changes: { from: number; to?: number; insert: string } }): void;
-        };
-        setSpecText(text: string): void;
-      };
-      const element = document.querySelector('toolyard-playground') as Playground;
-      const rendered = () =>
-        new Promise<number>((resolve) =>
-          element.addEventListener(
-            'toolyard:rendered',
-            (event) => resolve((event as CustomEvent<{ renderMs: number }>).detail.renderMs),
-            { once: true },
-          ),
-        );
-      let next = rendered();
-      element.setSpecText(text);
-      await next;
-      const total: number[] = [];
-      const render: number[] = [];
-      for (let i = 0; i < edits; i++) {
-        // A real edit: a changed label value, validated and rendered in full like any keystroke.
-        const insert = `# edit ${i}\n`;
-        next = rendered();
-        const started = performance.now();
-        element.editor.dispatch({ changes: { from: element.editor.state.doc.length, insert } });
-        const renderMs = await next;
-        total.push(performance.now() - started);
-        render.push(renderMs);
-      }
-      return { total, render };
+await page.evaluate(() => {
+  const samples: { total: number; render: number }[] = [];
+  (window as unknown as { __samples: typeof samples }).__samples = samples;
+  let pressed: number | undefined;
+  document.addEventListener(
+    'keydown',
+    () => {
+      pressed = performance.now();
     },
-    { text, edits: EDITS },
-  )) as EditTimes;
+    true,
+  );
+  document.querySelector('toolyard-playground')!.addEventListener('toolyard:rendered', (event) => {
+    if (pressed === undefined) return;
+    const start = pressed;
+    pressed = undefined;
+    const render = (event as CustomEvent<{ renderMs: number }>).detail.renderMs;
+    requestAnimationFrame(() => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => samples.push({ total: performance.now() - start, render });
+      channel.port2.postMessage(null);
+    });
+  });
+});
+for (const [name, text] of specs) {
+  // Typing into the first image tag: every keystroke changes the workload (and its config hash), so each is a
+  // full validation, render and update of the output shown.
+  await page.evaluate(async (spec) => {
+    type Playground = HTMLElement & {
+      editor: { dispatch(tr: { selection: { anchor: number } }): void; focus(): void };
+      setSpecText(text: string): void;
+    };
+    const element = document.querySelector('toolyard-playground') as Playground;
+    const rendered = new Promise((resolve) =>
+      element.addEventListener('toolyard:rendered', resolve, { once: true }),
+    );
+    element.setSpecText(spec);
+    await rendered;
+    const tag = /tag: "?[\w.-]+/.exec(spec)!;
+    element.editor.dispatch({ selection: { anchor: tag.index + tag[0].length } });
+    element.editor.focus();
+    (window as unknown as { __samples: unknown[] }).__samples.length = 0;
+  }, text);
+  for (let i = 0; i < EDITS; i++) {
+    await page.keyboard.press(String(i % 10));
+    await page.waitForFunction(
+      (count) => (window as unknown as { __samples: unknown[] }).__samples.length >= count,
+      i + 1,
+    );
+  }
+  const samples = await page.evaluate(
+    () => (window as unknown as { __samples: { total: number; render: number }[] }).__samples,
+  );
   const objects = await page.evaluate(() =>
     Number(/Rendered (\d+) objects/.exec(document.querySelector('.ty-status')?.textContent ?? '')?.[1] ?? 0),
   );
   rows.push({
     name,
     objects,
-    total: [...times.total].sort((a, b) => a - b),
-    render: [...times.render].sort((a, b) => a - b),
+    total: samples.map((s) => s.total).sort((a, b) => a - b),
+    render: samples.map((s) => s.render).sort((a, b) => a - b),
   });
 }
 await page.close();
@@ -146,15 +161,37 @@ if (guard.consoleErrors.length > 0 || guard.offHostRequests.length > 0) {
   process.exit(1);
 }
 
-const js = readFileSync(join(SITE_DIST, 'playground/playground.js'));
-const gzip = gzipSync(js, { level: 9 }).length;
+/** The playground's JavaScript as served: gzip per file; initial = the entry and what it imports statically. */
+function playgroundJs(): { initialGzip: number; totalGzip: number; files: string[] } {
+  const meta = JSON.parse(
+    readFileSync(join(REPO, 'site/src/generated/playground-metafile.json'), 'utf8'),
+  ) as {
+    outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string }[] }>;
+  };
+  const served = (output: string) => join(SITE_DIST, 'playground', output.split('/').pop()!);
+  const gzip = (output: string) => gzipSync(readFileSync(served(output)), { level: 9 }).length;
+  const outputs = Object.keys(meta.outputs).filter((o) => o.endsWith('.js'));
+  const entry = outputs.find((o) => meta.outputs[o]!.entryPoint?.endsWith('playground/main.ts'))!;
+  const initial = [
+    entry,
+    ...meta.outputs[entry]!.imports.filter((i) => i.kind === 'import-statement').map((i) => i.path),
+  ];
+  return {
+    initialGzip: initial.reduce((n, o) => n + gzip(o), 0),
+    totalGzip: outputs.reduce((n, o) => n + gzip(o), 0),
+    files: outputs.map((o) => `${o.split('/').pop()} ${(gzip(o) / 1024).toFixed(0)} KiB`),
+  };
+}
+const js = playgroundJs();
 // The renderer alone (what preview.ts pulls in, without the editor and the UI), bundled the same way.
 const rendererDir = mkdtempSync(join(tmpdir(), 'toolyard-renderer-bundle-'));
 await bundleForBrowser({
   entryPoints: { renderer: join(REPO, 'site/src/playground/preview.ts') },
   outdir: rendererDir,
 });
-const rendererGzip = gzipSync(readFileSync(join(rendererDir, 'renderer.js')), { level: 9 }).length;
+const rendererGzip = readdirSync(rendererDir)
+  .filter((f) => f.endsWith('.js'))
+  .reduce((n, f) => n + gzipSync(readFileSync(join(rendererDir, f)), { level: 9 }).length, 0);
 rmSync(rendererDir, { recursive: true, force: true });
 const kib = (n: number) => (n / 1024).toFixed(0);
 
@@ -182,7 +219,7 @@ function bundleComposition(): string {
 const ms = (n: number) => n.toFixed(1);
 
 const table = [
-  '| spec | objects | edit → output p50 ms | p95 ms | render only p50 ms | p95 ms |',
+  '| spec | objects | keystroke → paint p50 ms | p95 ms | render only p50 ms | p95 ms |',
   '| --- | ---: | ---: | ---: | ---: | ---: |',
   ...rows.map(
     (r) =>
@@ -203,31 +240,38 @@ const cpu = cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU';
 const section = `## preview
 
 \`npm run bench:preview\` (\`bench/preview.ts\`) drives the built playground (\`site/dist\`, served from
-127.0.0.1) in Debian's Chromium. For each example and a 50-toolchain spec it dispatches ${EDITS} real edits to
-the editor and times each from the edit to the playground's \`toolyard:rendered\` event, which fires after the
-new output is in the DOM: schema validation, semantic checks, \`renderAgent\`, YAML, the explain tables and the
-DOM update, plus the zero-delay timer that coalesces the changes of one task. "Render only" is the
-validation + rendering part alone.
+127.0.0.1) in Debian's Chromium. For each example and a 50-toolchain spec it presses ${EDITS} keys (Playwright's
+keyboard) into its first image tag (each changes the workload, so each is a full render and update of the output
+shown: the Deployment's YAML) and times each in the page, from the key's \`keydown\` to the first
+frame painted after the new output is in the DOM (a task queued from the next \`requestAnimationFrame\`, which
+runs once that frame is painted): CodeMirror's update, the zero-delay timer that coalesces the changes of one
+task, schema validation, semantic checks, \`renderAgent\`, YAML, the visible view's DOM, and the paint. "Render
+only" is the validation + rendering part alone.
 
-Measured ${new Date().toISOString().slice(0, 10)}, Chromium${browserVersion ? ` ${browserVersion}` : ''} headless, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM:
+Measured ${new Date().toISOString().slice(0, 10)}, Chromium${browserVersion ? ` ${browserVersion}` : ''} headless, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM,
+1-minute load average ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after the run (other work on the machine):
 
 ${table}
 
-- Playground JavaScript (one file, \`/playground/playground.js\`: CodeMirror 6, the renderer with cdk8s,
-  cdk8s-plus-28, ajv, yaml, zod, and the chart generator): ${kib(js.length)} KiB raw, **${kib(gzip)} KiB gzip** (level 9);
-  the renderer alone (validation, rendering, explain, MCP configs, without editor and UI) is ${kib(rendererGzip)} KiB gzip.
+- Playground JavaScript, gzip (level 9) per file as served: **${kib(js.initialGzip)} KiB (${(js.initialGzip / 1000).toFixed(0)} KB) loaded with the
+  page** (the entry and the chunk it imports: CodeMirror 6 with completion and lint, the renderer with cdk8s,
+  cdk8s-plus-28, yaml and the precompiled validator, the views), **${kib(js.totalGzip)} KiB (${(js.totalGzip / 1000).toFixed(0)} KB) in total**
+  (with the chart generator, loaded on the first chart download). Files: ${js.files.join(', ')}. The renderer
+  alone (validation, rendering, explain, MCP configs, without editor and UI) is ${kib(rendererGzip)} KiB gzip.
 - Time to interactive (navigation start → editor ready with the first render on screen, median of
   ${TTI_RUNS} cold loads): **${ms(percentile(tti, 50))} ms** (min ${ms(tti[0]!)}, max ${ms(tti[tti.length - 1]!)}).
 
-Against the aims (p95 under 50 ms for the examples; under 250 KB gzip):
+Against the aims (keystroke → paint p95 under 50 ms on the examples; playground JavaScript at most 250 KB gzip,
+measured as the total, every file included):
 
 - Examples p95: ${ms(examplesP95)} ms — ${examplesP95 < 50 ? 'met' : 'not met'}.
-- Bundle: ${kib(gzip)} KiB gzip — ${gzip < 250 * 1000 ? 'met' : 'not met'}. Largest parts (minified, before gzip):
-  ${bundleComposition()}. The renderer's code is bundled as it is; what the
-  bundle leaves out (see \`site/README.md\`): zod's unused translations, cdk8s's second copy of yaml, the
-  generated classes of cdk8s-plus-28's \`imports/k8s.js\` that nothing reaches (CommonJS, so esbuild alone cannot
-  tree-shake it), and the parts of zod's classic API our \`z\` never uses. Still in whole: CodeMirror, yaml,
-  ajv's compiler, cdk8s-plus-28's L2 classes.
+- JavaScript: ${(js.totalGzip / 1000).toFixed(0)} KB gzip in total — ${js.totalGzip <= 250 * 1000 ? 'met' : 'not met'}. Largest parts (minified, before gzip):
+  ${bundleComposition()}. The code that runs is the code the CLI runs; what the page leaves out (see
+  \`site/README.md\`): ajv's schema compiler (the validator ajv generates is precompiled at build time),
+  cdk8s-plus-28's modules and \`imports/k8s.js\` classes the renderer never reaches, cdk8s's second copy of
+  yaml, helpers the renderer never calls (redirects, globbing), the renderer's self-check of each toolchain
+  config against the server's zod schema (so no zod; the CLI and the tests run it), CodeMirror's YAML grammar
+  (a small tokenizer highlights instead), and the chart generator until a chart is downloaded.
 `;
 
 const docPath = join(REPO, 'docs/benchmarks.md');

@@ -1,10 +1,8 @@
 /** The toolchain server config a sidecar receives: built here, parsed by the server with the same schema. */
-import {
-  parseToolchainServerConfig,
-  type ToolchainServerConfigInput,
-} from '../../toolchain-server/src/config.ts';
+import type { ToolchainServerConfigInput } from '../../toolchain-server/src/config.ts';
 import { PATHS, TOKEN_FILE_NAME, TOOLCHAIN_POD_LISTEN_HOST } from './defaults.ts';
 import type { PlannedToolchain } from './plan.ts';
+import { assertServerContract } from './server-contract.ts';
 
 /** Writable locations for language caches, all under the `HOME` emptyDir. */
 export const TOOLCHAIN_CACHE_ENV: Readonly<Record<string, string>> = {
@@ -74,12 +72,6 @@ export function toolchainServerConfig(
 /** The config as the ConfigMap carries it; proven parseable by the server's schema before it is emitted. */
 export function toolchainServerConfigJson(toolchain: PlannedToolchain, workspaceMountPath: string): string {
   const config = toolchainServerConfig(toolchain, workspaceMountPath);
-  const parsed = parseToolchainServerConfig(config);
-  if (!parsed.ok) {
-    const issues = parsed.issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-    throw new Error(
-      `internal error: toolchain "${toolchain.name}" config breaks the server contract: ${issues}`,
-    );
-  }
+  assertServerContract(toolchain.name, config);
   return `${JSON.stringify(config, null, 2)}\n`;
 }

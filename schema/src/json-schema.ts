@@ -82,9 +82,11 @@ function satisfies(root: JsonSchema, raw: JsonSchema, value: unknown): boolean |
 
 /**
  * How `if`/`then`/`else` branches are chosen: `data` picks the branch the document selects, as a validator
- * does; `all` keeps every branch, for offering the alternatives a document has not chosen between yet.
+ * does; `all` keeps every branch; `open` keeps the `then` branch once the document satisfies the condition
+ * and both until then, for offering what an unfinished document may still choose (a gateway without `url`
+ * yet may become either form).
  */
-export type BranchMode = 'data' | 'all';
+export type BranchMode = 'data' | 'all' | 'open';
 
 /** A schema node with its `$ref`, `allOf` and `if`/`then`/`else` expanded into the nodes that apply. */
 export function expandSchema(
@@ -97,7 +99,8 @@ export function expandSchema(
   const out: JsonSchema[] = [schema];
   for (const part of schema.allOf ?? []) out.push(...expandSchema(root, part, value, mode));
   if (schema.if) {
-    const chosen = mode === 'data' ? satisfies(root, schema.if, value) : undefined;
+    const satisfied = mode === 'all' ? undefined : satisfies(root, schema.if, value);
+    const chosen = mode === 'open' && satisfied === false ? undefined : satisfied;
     if (schema.then && chosen !== false) out.push(...expandSchema(root, schema.then, value, mode));
     if (schema.else && chosen !== true) out.push(...expandSchema(root, schema.else, value, mode));
   }
@@ -128,8 +131,7 @@ export function schemaNodesAt(
       const property = node.properties?.[segment];
       if (property) next.push(property);
       else if (node.items && /^\d+$/.test(segment)) next.push(node.items);
-      else if (typeof node.additionalProperties === 'object' && !node.properties?.[segment])
-        next.push(node.additionalProperties);
+      else if (typeof node.additionalProperties === 'object') next.push(node.additionalProperties);
     }
     nodes = next.flatMap((node) => expandSchema(root, node, value, mode));
     if (nodes.length === 0) return [];

@@ -5,10 +5,12 @@
  * therefore selector labels) are the same bytes as in Node.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
+import { cdk8sPlusEntry } from './cdk8s-plus-entry.ts';
 import { k8sMembersUsed, pruneK8sImports } from './prune-k8s-imports.ts';
+import { standaloneValidator } from './standalone-validator.ts';
 
 const shims = fileURLToPath(new URL('../src/playground/shims/', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,54 +36,19 @@ const nodeBuiltins: Plugin = {
     b.onResolve({ filter: /^(node:)?(fs|path|os|child_process|url|util|http|https|stream)$/ }, () => ({
       path: `${shims}node-builtin.ts`,
     }));
-    b.onResolve({ filter: /^follow-redirects$/ }, () => ({ path: `${shims}node-builtin.ts` }));
+    // Helpers the renderer never calls: http redirects (cdk8s's Include), glob matching (ConfigMap's addDirectory).
+    b.onResolve({ filter: /^(follow-redirects|minimatch)$/ }, () => ({ path: `${shims}node-builtin.ts` }));
+    // The renderer's self-check against the toolchain server's zod schema (constructs/src/server-contract.ts):
+    // the config bytes do not depend on it, and it is all the page would need zod for.
+    b.onLoad({ filter: /[\\/]constructs[\\/]src[\\/]server-contract\.ts$/ }, () => ({
+      contents: 'export function assertServerContract() {}\n',
+      loader: 'js',
+    }));
     // cdk8s bundles its own copy of `yaml` (the same 2.x release the renderer uses); one copy is enough.
     b.onResolve({ filter: /^yaml$/ }, async (args) => {
       if (!sameYamlRelease || !/[\\/]node_modules[\\/]cdk8s[\\/]/.test(args.importer)) return undefined;
       const root = await b.resolve('yaml', { kind: args.kind, resolveDir: repoRoot });
       return root.errors.length > 0 ? undefined : { path: root.path };
-    });
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: `${shims}zod-locales.ts` } : undefined,
-    );
-  },
-};
-
-/**
- * `import { z } from 'zod'` hands out zod's classic API as one namespace value (zod's index.js is
- * `import * as z from "./v4/classic/external.js"; export { z }`), so esbuild keeps every export of it: the
- * JSON Schema converters, the codecs, all string formats. Our own modules that import it that way load it as
- * `import * as z from "<zod>/v4/classic/external.js"` instead: the very same module namespace object, which
- * esbuild can tree-shake because every use is a static `z.member`. Nothing else in the file changes.
- */
-const ZOD_NAMED_IMPORT = /^import \{ z \} from 'zod';$/m;
-const zodNamespace: Plugin = {
-  name: 'toolyard-zod-namespace',
-  setup(b) {
-    let classic: Promise<string> | undefined;
-    const classicPath = () => {
-      classic ??= (async () => {
-        const index = await b.resolve('zod', { kind: 'import-statement', resolveDir: repoRoot });
-        if (index.errors.length > 0) throw new Error('toolyard-zod-namespace: cannot resolve zod');
-        const source = readFileSync(index.path, 'utf8');
-        if (
-          !source.includes('import * as z from "./v4/classic/external.js";') ||
-          !/export \{ z[ ,}]/.test(source)
-        ) {
-          throw new Error(
-            `toolyard-zod-namespace: ${index.path} no longer exports z as ./v4/classic/external.js`,
-          );
-        }
-        return join(dirname(index.path), 'v4/classic/external.js');
-      })();
-      return classic;
-    };
-    b.onLoad({ filter: /\.ts$/ }, async (args) => {
-      if (/[\\/]node_modules[\\/]/.test(args.path)) return undefined;
-      const text = readFileSync(args.path, 'utf8');
-      if (!ZOD_NAMED_IMPORT.test(text)) return undefined;
-      const target = JSON.stringify(await classicPath());
-      return { contents: text.replace(ZOD_NAMED_IMPORT, `import * as z from ${target};`), loader: 'ts' };
     });
   },
 };
@@ -100,21 +67,29 @@ export async function bundleForBrowser(options: BundleOptions): Promise<Metafile
     format: 'esm',
     platform: 'browser',
     target: ['chrome120', 'firefox121', 'safari17'],
-    splitting: false,
+    // The chart generator is loaded when a chart is downloaded: a chunk next to playground.js.
+    splitting: true,
     sourcemap: false,
     legalComments: 'none',
     logLevel: 'warning',
     // cdk8s reads a few CDK8S_* switches from process.env; the browser has none set, as a clean CLI run.
     define: { 'process.env': '{}', 'process.env.NODE_ENV': '"production"', global: 'globalThis' },
-    plugins: [nodeBuiltins, zodNamespace],
+    plugins: [nodeBuiltins, standaloneValidator],
   };
-  // cdk8s-plus-28's generated k8s.js (CommonJS, not tree-shakable) is loaded pruned to what the bundle reaches.
-  const k8sMembers = await k8sMembersUsed(common, repoRoot);
-  const result = await build({
+  // cdk8s-plus-28: the package entry narrowed to the members our modules use, then its generated k8s.js
+  // (CommonJS, not tree-shakable) pruned to what the remaining modules reach. Each step is measured on an
+  // unwritten pass over the bundle as the previous step leaves it.
+  const used = await k8sMembersUsed(common, repoRoot);
+  const narrowed: BuildOptions = {
     ...common,
+    plugins: [...(common.plugins ?? []), ...(used ? [cdk8sPlusEntry(used.package)] : [])],
+  };
+  const reached = used ? await k8sMembersUsed(narrowed, repoRoot) : undefined;
+  const result = await build({
+    ...narrowed,
     minify: options.minify ?? true,
     metafile: true,
-    plugins: [nodeBuiltins, zodNamespace, ...(k8sMembers ? [pruneK8sImports(k8sMembers)] : [])],
+    plugins: [...(narrowed.plugins ?? []), ...(reached ? [pruneK8sImports(reached.k8s)] : [])],
   });
   return result.metafile;
 }

@@ -34,17 +34,25 @@ function walk(node: ts.Node, visit: (node: ts.Node) => void): void {
   ts.forEachChild(node, (child) => walk(child, visit));
 }
 
-/** Names read as `binding.Name` (direct) or `binding.k8s.Name` (the package namespace) in one module. */
+interface MembersUsed {
+  /** Members of k8s.js: `binding.Name` (the module itself) or `binding.k8s.Name` (via the package). */
+  readonly k8s: Set<string>;
+  /** Members of the package: `plus.Name` or `import { Name } from 'cdk8s-plus-28'`. */
+  readonly package: Set<string>;
+}
+
+/** What one module reads from k8s.js and from the package. */
 function membersUsed(
   file: string,
   code: string,
   directSpecifiers: ReadonlySet<string>,
   packageSpecifiers: ReadonlySet<string>,
-): Set<string> {
+): MembersUsed {
   const source = parse(file, code);
   const direct = new Set<string>();
   const viaPackage = new Set<string>();
   const used = new Set<string>();
+  const packageMembers = new Set<string>();
   const fail = (node: ts.Node, what: string) => {
     const { line } = source.getLineAndCharacterOfPosition(node.getStart());
     throw new PruneError(`${file}:${line + 1}: ${what} (\`${node.getText().slice(0, 80)}\`)`);
@@ -72,7 +80,10 @@ function membersUsed(
           if (element.isTypeOnly) continue;
           const imported = (element.propertyName ?? element.name).text;
           if (kind === 'direct') used.add(imported);
-          else if (imported === 'k8s') direct.add(element.name.text);
+          else {
+            packageMembers.add(imported);
+            if (imported === 'k8s') direct.add(element.name.text);
+          }
         }
       }
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && specifierKind(node.moduleSpecifier)) {
@@ -119,27 +130,28 @@ function membersUsed(
         fail(node, `\`${node.text}\` (cdk8s-plus-28) used other than as \`${node.text}.Member\``);
         return;
       }
+      packageMembers.add(parent.name.text);
       if (parent.name.text !== 'k8s') return;
       const outer = parent.parent;
       if (ts.isPropertyAccessExpression(outer) && outer.expression === parent) used.add(outer.name.text);
       else fail(parent, `\`${node.text}.k8s\` used other than as \`${node.text}.k8s.Member\``);
     }
   });
-  return used;
+  return { k8s: used, package: packageMembers };
 }
 
 /**
  * The modules of the bundle that import k8s.js (or the package that re-exports it as `k8s`), and the members
  * of k8s.js they use. A first esbuild pass over the same entry points, nothing written, finds them.
  */
-export async function k8sMembersUsed(options: BuildOptions, cwd: string): Promise<Set<string> | undefined> {
+export async function k8sMembersUsed(options: BuildOptions, cwd: string): Promise<MembersUsed | undefined> {
   const first = await build({ ...options, write: false, minify: false, metafile: true, absWorkingDir: cwd });
   const inputs = first.metafile.inputs;
   const absolute = (p: string) => (isAbsolute(p) ? p : join(cwd, p));
   const k8sInput = Object.keys(inputs).find((p) => K8S_FILE.test(absolute(p)));
   if (!k8sInput) return undefined;
   const packageInput = Object.keys(inputs).find((p) => PACKAGE_INDEX.test(absolute(p)));
-  const used = new Set<string>();
+  const used: MembersUsed = { k8s: new Set(), package: new Set() };
   let consumers = 0;
   for (const [input, { imports }] of Object.entries(inputs)) {
     if (input === packageInput || input === k8sInput) continue;
@@ -161,7 +173,10 @@ export async function k8sMembersUsed(options: BuildOptions, cwd: string): Promis
         target: 'esnext',
       }).code;
     }
-    for (const name of membersUsed(input, code, direct, viaPackage)) used.add(name);
+    const found = membersUsed(input, code, direct, viaPackage);
+    for (const name of found.k8s) used.k8s.add(name);
+    // Only the bundle's own modules matter here: cdk8s-plus-28's modules require each other by path.
+    if (!/[\\/]node_modules[\\/]/.test(input)) for (const name of found.package) used.package.add(name);
   }
   if (consumers === 0) throw new PruneError(`${k8sInput} is bundled but no module importing it was found`);
   return used;

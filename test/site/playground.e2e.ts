@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import { afterRender, editorText, replaceSpec, showObject } from './playground-support.ts';
 import {
   type BrowserContext,
   browserSkipReason,
@@ -41,40 +42,6 @@ function synthBytes(file: string): string {
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
-}
-
-async function editorText(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    const element = document.querySelector('toolyard-playground') as HTMLElement & {
-      editor: { state: { doc: { toString(): string } } };
-    };
-    return element.editor.state.doc.toString();
-  });
-}
-
-/** Replaces the editor's text the way a person does: select all, then type (insertText) over it. */
-async function replaceSpec(page: Page, text: string): Promise<void> {
-  await afterRender(page, async () => {
-    await page.locator('.cm-content').click();
-    await page.keyboard.press('Control+a');
-    await page.keyboard.insertText(text);
-  });
-}
-
-/** Runs an action and waits until the playground has rendered the result. */
-async function afterRender(page: Page, action: () => Promise<unknown>): Promise<void> {
-  const revision = Number((await page.locator('toolyard-playground').getAttribute('data-revision')) ?? 0);
-  await action();
-  await page.waitForFunction(
-    (before) => Number(document.querySelector('toolyard-playground')?.getAttribute('data-revision')) > before,
-    revision,
-  );
-}
-
-async function showObject(page: Page, label: string): Promise<string> {
-  await page.getByRole('tab', { name: 'Manifests' }).click();
-  await page.getByRole('tab', { name: label, exact: true }).click();
-  return (await page.locator('#ty-object-panel pre').textContent()) ?? '';
 }
 
 /** The files of an uncompressed ustar archive, path → content. */

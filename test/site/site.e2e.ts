@@ -9,7 +9,6 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { parse } from 'yaml';
 import { schemaFields } from '../../site/scripts/schema-fields.ts';
 import {
@@ -23,30 +22,11 @@ import {
   RESULTS,
   SITE_DIST,
   type StaticServer,
+  seriousViolations,
   serveStatic,
 } from './support.ts';
 
 const skip = browserSkipReason();
-
-/** axe-core's serious and critical violations on the page (axe must already be injected). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: unknown[] }> } })
-      .axe;
-    const result = await axe.run(document);
-    return (
-      result.violations as { id: string; impact: string; help: string; nodes: { target: string[] }[] }[]
-    )
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-            .map((n) => n.target.join(' '))
-            .slice(0, 5)
-            .join(', ')}`,
-      );
-  });
-}
 
 function htmlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -232,7 +212,7 @@ describe('site build', () => {
     }
   });
 
-  test('the examples gallery has a page per example with its rendered Deployment or StatefulSet', () => {
+  test('the examples gallery has a page per example with its rendered workload and pod diagram', () => {
     const examples = readdirSync(join(REPO, 'examples')).filter((f) => f.endsWith('.yaml'));
     for (const file of examples) {
       const page = join(SITE_DIST, 'examples', file.replace(/\.yaml$/, ''), 'index.html');
@@ -240,6 +220,8 @@ describe('site build', () => {
       const html = readFileSync(page, 'utf8');
       assert.match(html, /Deployment|StatefulSet/);
       assert.match(html, /href="\/playground\/#spec=/);
+      // The playground's pod diagram component, rendered at build time.
+      assert.match(html, /<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" class="tyd" role="img"/);
     }
   });
 

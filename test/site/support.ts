@@ -140,3 +140,23 @@ export async function guardContext(context: BrowserContext): Promise<PageGuard> 
   context.on('page', watch);
   return guard;
 }
+
+/** axe-core's serious and critical violations on the page (axe must already be injected). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: unknown[] }> } })
+      .axe;
+    const result = await axe.run(document);
+    return (
+      result.violations as { id: string; impact: string; help: string; nodes: { target: string[] }[] }[]
+    )
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+            .map((n) => n.target.join(' '))
+            .slice(0, 5)
+            .join(', ')}`,
+      );
+  });
+}

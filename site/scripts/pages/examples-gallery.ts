@@ -6,6 +6,8 @@ import { checkSpecText } from '../../../constructs/src/check-spec-text.ts';
 import { explainAgent, formatExplainReport } from '../../../constructs/src/explain.ts';
 import { mcpClientConfigFiles } from '../../../constructs/src/mcp-client-configs.ts';
 import { renderAgent, toYamlDocuments } from '../../../constructs/src/render.ts';
+import { podDiagramSvg } from '../../src/components/pod-diagram.ts';
+import { podDiagramModel } from '../../src/components/pod-model.ts';
 import { frontmatter, GENERATED_NOTE, prose, write } from './markdown.ts';
 
 export interface ExampleSpec {
@@ -24,8 +26,12 @@ function agentSections(example: ExampleSpec): string[] {
   if (!checked.ok) throw new Error(`examples/${example.file} is invalid: ${JSON.stringify(checked.errors)}`);
   return checked.specs.flatMap((spec) => {
     const result = renderAgent(spec.agent);
+    const name = spec.agent.metadata.name;
+    // The playground's pod diagram, the same component, as static markup (one line: an HTML block).
+    const diagram = podDiagramSvg(podDiagramModel(result.plan, result.objects), `diagram-${name}`).markup;
     return [
-      `## What is generated for \`${spec.agent.metadata.name}\`\n`,
+      `## What is generated for \`${name}\`\n`,
+      `<div class="ty-scroll ty-diagram not-content" role="region" tabindex="0" aria-label="Pod diagram of ${name}">${diagram.replace(/\n/g, ' ')}</div>\n`,
       '```text\n' + formatExplainReport(explainAgent(result.plan)) + '```\n',
       result.warnings.length > 0
         ? `### Warnings\n\n${result.warnings.map((w) => `- \`${w.path}\`: ${prose(w.message)}`).join('\n')}\n`

@@ -1,28 +1,24 @@
 /**
- * `<toolyard-playground>`: a CodeMirror YAML editor over a tiny store. Every edit is rendered in the browser
- * by the same renderer the CLI runs (see preview.ts); the last valid render stays on screen while the spec
- * is invalid, and the spec is kept in the URL fragment.
+ * `<toolyard-playground>`: the spec editor next to everything toolyard renders for it, over a tiny store.
+ * Every edit is validated and rendered in the browser by the renderer the CLI runs (preview.ts); the last
+ * valid render stays on screen while the spec is invalid, downloads are off until it is valid again, and the
+ * spec is kept in the URL fragment.
  */
-
-import { defaultKeymap, historyKeymap, history as undoHistory } from '@codemirror/commands';
-import { yaml } from '@codemirror/lang-yaml';
-import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
-import { type Diagnostic, lintGutter, setDiagnostics } from '@codemirror/lint';
-import { EditorState } from '@codemirror/state';
-import {
-  drawSelection,
-  EditorView,
-  highlightActiveLine,
-  highlightActiveLineGutter,
-  highlightSpecialChars,
-  keymap,
-  lineNumbers,
-} from '@codemirror/view';
-import { describeDestination, describePorts } from '../../../constructs/src/effective-egress.ts';
-import { packageChartInBrowser } from './chart-download.ts';
-import { h, type Tab, table, tabs } from './dom.ts';
-import { type PreviewResult, previewSpec, type RenderedAgent, type SpecDiagnostic } from './preview.ts';
+import type { EditorView } from '@codemirror/view';
+import { h } from './dom.ts';
+import { createEditor, goToLine, type LineProblem, showProblems } from './editor.ts';
+import { type PreviewResult, previewSpec, type SpecDiagnostic } from './preview.ts';
+import { resizableSplit } from './split.ts';
 import { decodeSpecFragment, encodeSpecFragment } from './url-state.ts';
+import {
+  copyText,
+  outputViews,
+  type RenderSnapshot,
+  shownText,
+  snapshotOf,
+  type ViewState,
+  viewStructure,
+} from './views.ts';
 
 interface Example {
   readonly name: string;
@@ -37,27 +33,19 @@ export interface RenderedEventDetail {
   readonly revision: number;
 }
 
+type ValidResult = Extract<PreviewResult, { ok: true }>;
+
 interface Store {
   revision: number;
   result: PreviewResult | undefined;
-  lastGood: Extract<PreviewResult, { ok: true }> | undefined;
-  view: string;
-  selectedObject: string | undefined;
-  selectedConfig: string | undefined;
+  lastGood: ValidResult | undefined;
+  /** The valid render before the last one that differed from it. */
+  previous: RenderSnapshot | undefined;
+  pinned: RenderSnapshot | undefined;
+  views: ViewState;
 }
 
-const VIEWS = {
-  manifests: 'Manifests',
-  mcp: 'MCP client configs',
-  pods: 'Pods and egress',
-  access: 'What can it do',
-  warnings: 'Warnings',
-} as const;
-
-function objectId(agent: RenderedAgent, index: number): string {
-  const object = agent.objects[index]!;
-  return `${agent.name}/${object.kind}/${object.metadata.name}`;
-}
+const time = () => new Date().toTimeString().slice(0, 8);
 
 class ToolyardPlayground extends HTMLElement {
   editor: EditorView | undefined;
@@ -65,19 +53,31 @@ class ToolyardPlayground extends HTMLElement {
     revision: 0,
     result: undefined,
     lastGood: undefined,
-    view: 'manifests',
-    selectedObject: undefined,
-    selectedConfig: undefined,
+    previous: undefined,
+    pinned: undefined,
+    views: {
+      view: 'manifests',
+      selectedObject: undefined,
+      selectedConfig: undefined,
+      diffAgainst: 'previous',
+    },
   };
   private examples: readonly Example[] = [];
-  private pendingRender: ReturnType<typeof setTimeout> | undefined;
+  private pendingRender = false;
+  /** What the editor and the output last showed, to leave them alone when an edit changes neither. */
+  private shownProblems = '';
+  private shownOutput = '';
+  private shownStructure = '';
   private hashTimer: ReturnType<typeof setTimeout> | undefined;
   private status!: HTMLElement;
-  private diagnosticsList!: HTMLElement;
+  /** The last render's time: beside the status, not in it, so a screen reader does not hear it per keystroke. */
+  private timing!: HTMLElement;
+  private problems!: HTMLElement;
   private output!: HTMLElement;
   private exampleSelect!: HTMLSelectElement;
   private downloadButton!: HTMLButtonElement;
   private chartButton!: HTMLButtonElement;
+  private downloadReason!: HTMLElement;
 
   async connectedCallback(): Promise<void> {
     if (this.editor) return;
@@ -104,29 +104,12 @@ class ToolyardPlayground extends HTMLElement {
     this.exampleSelect.value = restored
       ? ''
       : (this.examples.find((e) => e.text === initial)?.name ?? this.examples[0]?.name ?? '');
-    this.editor = new EditorView({
-      parent: this.querySelector<HTMLElement>('.ty-editor')!,
-      state: EditorState.create({
-        doc: initial,
-        extensions: [
-          highlightSpecialChars(),
-          undoHistory(),
-          drawSelection(),
-          keymap.of([...defaultKeymap, ...historyKeymap]),
-          lineNumbers(),
-          highlightActiveLine(),
-          highlightActiveLineGutter(),
-          syntaxHighlighting(defaultHighlightStyle),
-          yaml(),
-          lintGutter(),
-          EditorView.lineWrapping,
-          EditorView.contentAttributes.of({ 'aria-label': 'Agent spec (YAML)', tabindex: '0' }),
-          EditorView.updateListener.of((update) => {
-            if (update.docChanged) this.scheduleRender();
-          }),
-        ],
-      }),
-    });
+    this.editor = createEditor(
+      this.querySelector<HTMLElement>('.ty-editor')!,
+      initial,
+      () => this.scheduleRender(),
+      'ty-editor-help',
+    );
     this.renderNow();
     // A link pasted into this tab changes only the fragment: no reload, so follow it here.
     window.addEventListener('hashchange', async () => {
@@ -143,6 +126,7 @@ class ToolyardPlayground extends HTMLElement {
 
   private buildShell(): void {
     this.status = h('p', { class: 'ty-status', role: 'status', 'aria-live': 'polite' });
+    this.timing = h('span', { class: 'ty-timing' });
     this.exampleSelect = h(
       'select',
       { id: 'ty-example' },
@@ -153,24 +137,59 @@ class ToolyardPlayground extends HTMLElement {
       const example = this.examples.find((e) => e.name === this.exampleSelect.value);
       if (example && this.editor) this.setSpecText(example.text);
     });
-    this.downloadButton = h('button', { type: 'button', class: 'ty-button' }, 'Download manifests (YAML)');
+    this.downloadReason = h('span', { id: 'ty-download-reason', class: 'ty-download-reason' });
+    this.downloadButton = h(
+      'button',
+      { type: 'button', class: 'ty-button', 'aria-describedby': 'ty-download-reason' },
+      'Download manifests (YAML)',
+    );
     this.downloadButton.addEventListener('click', () => this.downloadManifests());
-    this.chartButton = h('button', { type: 'button', class: 'ty-button' }, 'Download Helm chart (.tgz)');
+    this.chartButton = h(
+      'button',
+      { type: 'button', class: 'ty-button', 'aria-describedby': 'ty-download-reason' },
+      'Download Helm chart (.tgz)',
+    );
     this.chartButton.addEventListener('click', () => void this.downloadCharts());
     const copyLink = h('button', { type: 'button', class: 'ty-button' }, 'Copy link');
     copyLink.addEventListener('click', async () => {
       await this.updateUrl();
-      // Said first: the clipboard may ask for permission and never answer.
-      this.status.textContent = 'The address bar holds a link that reproduces this spec.';
-      try {
-        await navigator.clipboard.writeText(location.href);
-        this.status.textContent = 'Link copied: it reproduces this spec.';
-      } catch {
-        // No clipboard access: the address bar has the link.
-      }
+      this.copy(location.href, 'a link that reproduces this spec');
     });
-    this.diagnosticsList = h('div', { class: 'ty-diagnostics' });
+    this.problems = h('div', { class: 'ty-problems' });
     this.output = h('div', { class: 'ty-output' });
+    this.output.addEventListener('click', (event) => {
+      const button = (event.target as Element).closest<HTMLElement>('[data-copy]');
+      const good = this.store.lastGood;
+      const found = button && good ? copyText(good.agents, button.dataset['copy']!) : undefined;
+      if (found) this.copy(found.text, found.label);
+    });
+    const layout = h(
+      'div',
+      { class: 'ty-layout' },
+      h(
+        'section',
+        { class: 'ty-pane ty-spec-pane', 'aria-labelledby': 'ty-spec-heading' },
+        h(
+          'div',
+          { class: 'ty-pane-head' },
+          h('h2', { id: 'ty-spec-heading' }, 'Spec'),
+          h(
+            'p',
+            { id: 'ty-editor-help', class: 'ty-help' },
+            'Completion: Ctrl+Space. Tab indents; to leave the editor, press Esc then Tab (Ctrl+M switches Tab to moving focus).',
+          ),
+        ),
+        this.problems,
+        h('div', { class: 'ty-editor' }),
+      ),
+    );
+    const outputPane = h(
+      'section',
+      { class: 'ty-pane ty-output-pane', id: 'ty-output-pane', 'aria-labelledby': 'ty-output-heading' },
+      h('div', { class: 'ty-pane-head' }, h('h2', { id: 'ty-output-heading' }, 'Rendered in your browser')),
+      this.output,
+    );
+    layout.append(resizableSplit(layout, 'ty-output-pane'), outputPane);
     this.replaceChildren(
       h(
         'div',
@@ -180,25 +199,10 @@ class ToolyardPlayground extends HTMLElement {
         this.downloadButton,
         this.chartButton,
         copyLink,
+        this.downloadReason,
       ),
-      this.status,
-      h(
-        'div',
-        { class: 'ty-layout' },
-        h(
-          'section',
-          { class: 'ty-pane', 'aria-labelledby': 'ty-spec-heading' },
-          h('h2', { id: 'ty-spec-heading' }, 'Spec'),
-          this.diagnosticsList,
-          h('div', { class: 'ty-editor' }),
-        ),
-        h(
-          'section',
-          { class: 'ty-pane', 'aria-labelledby': 'ty-output-heading' },
-          h('h2', { id: 'ty-output-heading' }, 'Rendered in your browser'),
-          this.output,
-        ),
-      ),
+      h('div', { class: 'ty-status-line' }, this.status, this.timing),
+      layout,
     );
   }
 
@@ -209,13 +213,15 @@ class ToolyardPlayground extends HTMLElement {
   }
 
   private scheduleRender(): void {
-    // Coalesces the changes of one task (a paste, a multi-cursor edit) into one render, then renders right
-    // away: validation and rendering take ~10 ms, well under the gap between keystrokes.
-    if (this.pendingRender !== undefined) return;
-    this.pendingRender = setTimeout(() => {
-      this.pendingRender = undefined;
+    // Renders once the editor's update is done, in the same task: the changes of one task (a paste, a
+    // multi-cursor edit) coalesce into one render, and the next frame paints the editor and the output
+    // together. (A timer would let a frame paint the editor alone first, and the output one frame later.)
+    if (this.pendingRender) return;
+    this.pendingRender = true;
+    queueMicrotask(() => {
+      this.pendingRender = false;
       this.renderNow();
-    }, 0);
+    });
     clearTimeout(this.hashTimer);
     this.hashTimer = setTimeout(() => void this.updateUrl(), 300);
   }
@@ -228,73 +234,93 @@ class ToolyardPlayground extends HTMLElement {
 
   private renderNow(): void {
     const editor = this.editor!;
+    const text = editor.state.doc.toString();
     const started = performance.now();
-    const result = previewSpec(editor.state.doc.toString());
+    const result = previewSpec(text);
     const renderMs = performance.now() - started;
     const store = this.store;
     store.revision += 1;
     store.result = result;
-    if (result.ok) store.lastGood = result;
+    if (result.ok) {
+      if (store.lastGood && store.lastGood.yaml !== result.yaml)
+        store.previous = snapshotOf(store.lastGood.agents, `the render before, ${time()}`);
+      store.lastGood = result;
+    }
     if (!result.ok || this.exampleSelect.value !== '') {
-      const text = editor.state.doc.toString();
       this.exampleSelect.value = this.examples.find((e) => e.text === text)?.name ?? '';
     }
-    editor.dispatch(
-      setDiagnostics(editor.state, result.ok ? [] : this.editorDiagnostics(result.diagnostics)),
-    );
-    this.renderDiagnostics(result);
-    this.renderOutput();
+    const problems = this.lineProblems(result);
+    const problemsKey = JSON.stringify(problems);
+    if (problemsKey !== this.shownProblems) {
+      this.shownProblems = problemsKey;
+      showProblems(editor, problems);
+      this.renderProblems(result);
+    }
+    // An edit that changes nothing the output shows (a comment, spacing) leaves it as it is.
+    const shown = store.lastGood?.agents.map((a) => [a.warnings, a.acknowledged]);
+    const outputKey = `${result.ok}\u0000${store.lastGood?.yaml ?? ''}\u0000${JSON.stringify(shown)}`;
+    if (outputKey !== this.shownOutput) {
+      this.shownOutput = outputKey;
+      this.renderOutput();
+    }
     this.dataset['state'] = result.ok ? 'valid' : 'invalid';
     this.dataset['revision'] = String(store.revision);
-    this.downloadButton.disabled = store.lastGood === undefined;
-    this.chartButton.disabled = store.lastGood === undefined;
-    if (result.ok) {
-      const count = result.agents.reduce((n, a) => n + a.objects.length, 0);
-      this.status.textContent = `Rendered ${count} objects in ${renderMs.toFixed(1)} ms.`;
-    } else {
-      const n = result.diagnostics.length;
-      this.status.textContent = `${n} problem${n === 1 ? '' : 's'} in the spec${store.lastGood ? '; showing the last valid render' : ''}.`;
-    }
+    this.downloadButton.disabled = !result.ok;
+    this.chartButton.disabled = !result.ok;
+    this.downloadReason.textContent = result.ok
+      ? ''
+      : 'Downloads are off while the spec has problems: they would not be the spec you are editing.';
+    const count = result.ok ? result.agents.reduce((n, a) => n + a.objects.length, 0) : 0;
+    const n = result.ok ? 0 : result.diagnostics.length;
+    const status = result.ok
+      ? `Rendered ${count} objects.`
+      : `${n} problem${n === 1 ? '' : 's'} in the spec${store.lastGood ? '; showing the last valid render' : ''}.`;
+    // Announced when it changes, not on every keystroke that leaves it the same.
+    if (this.status.textContent !== status) this.status.textContent = status;
+    this.timing.textContent = `validated and rendered in ${renderMs.toFixed(1)} ms`;
     const detail: RenderedEventDetail = { ok: result.ok, renderMs, revision: store.revision };
     this.dispatchEvent(new CustomEvent('toolyard:rendered', { detail, bubbles: true }));
   }
 
-  private editorDiagnostics(diagnostics: readonly SpecDiagnostic[]): Diagnostic[] {
-    const doc = this.editor!.state.doc;
-    return diagnostics.map((d) => {
-      const line = doc.line(Math.min(Math.max(d.line, 1), doc.lines));
-      return {
-        from: line.from,
-        to: line.to,
+  private lineProblems(result: PreviewResult): LineProblem[] {
+    if (!result.ok) {
+      return result.diagnostics.map((d) => ({
+        line: d.line,
         severity: 'error',
         message: `${d.path}: ${d.message}${d.hint ? ` (hint: ${d.hint})` : ''}`,
-      };
-    });
+      }));
+    }
+    return result.agents.flatMap((a) =>
+      a.warnings.map((w) => ({
+        line: w.line,
+        severity: 'warning' as const,
+        message: `${w.path}: ${w.message}`,
+      })),
+    );
   }
 
-  private renderDiagnostics(result: PreviewResult): void {
+  private renderProblems(result: PreviewResult): void {
     if (result.ok) {
-      this.diagnosticsList.replaceChildren();
+      this.problems.replaceChildren();
       return;
     }
-    this.diagnosticsList.replaceChildren(
-      h('h3', {}, 'Problems'),
-      h(
-        'ul',
-        {},
-        ...result.diagnostics.map((d) =>
-          h(
-            'li',
-            { class: 'ty-diagnostic' },
-            h('span', { class: 'ty-line' }, `line ${d.line}`),
-            ' ',
-            h('code', { class: 'ty-path' }, d.path),
-            ' ',
-            h('span', {}, d.message),
-            d.hint ? h('span', { class: 'ty-hint' }, ` — ${d.hint}`) : null,
-          ),
-        ),
-      ),
+    const item = (d: SpecDiagnostic) => {
+      const button = h(
+        'button',
+        { type: 'button', class: 'ty-diagnostic', 'data-line': String(d.line) },
+        h('span', { class: 'ty-line' }, `line ${d.line}`),
+        ' ',
+        h('code', { class: 'ty-path' }, d.path),
+        ' ',
+        h('span', {}, d.message),
+        d.hint ? h('span', { class: 'ty-hint' }, ` — ${d.hint}`) : null,
+      );
+      button.addEventListener('click', () => goToLine(this.editor!, d.line));
+      return h('li', {}, button);
+    };
+    this.problems.replaceChildren(
+      h('h3', { id: 'ty-problems-heading' }, 'Problems (select one to go to its line)'),
+      h('ul', { 'aria-labelledby': 'ty-problems-heading' }, ...result.diagnostics.map(item)),
     );
   }
 
@@ -302,104 +328,72 @@ class ToolyardPlayground extends HTMLElement {
     const store = this.store;
     const good = store.lastGood;
     if (!good) {
-      this.output.replaceChildren(h('p', {}, 'Nothing rendered yet: fix the problems on the left.'));
+      this.output.replaceChildren(h('p', {}, 'Nothing rendered yet: fix the problems in the spec.'));
       return;
     }
     const stale = !store.result?.ok;
-    const agents = good.agents;
-    const many = agents.length > 1;
-    const prefix = (agent: RenderedAgent) => (many ? `${agent.name}: ` : '');
-    const warningCount = agents.reduce((n, a) => n + a.warnings.length, 0);
-    const views: Tab[] = [
-      {
-        id: 'manifests',
-        label: VIEWS.manifests,
-        panel: () =>
-          tabs(
-            'ty-object',
-            'Objects',
-            agents.flatMap((agent) =>
-              agent.objects.map((object, index) => ({
-                id: objectId(agent, index),
-                label: `${prefix(agent)}${object.kind} ${object.metadata.name}`,
-                panel: () =>
-                  h(
-                    'pre',
-                    { class: 'ty-code', 'data-kind': object.kind, tabindex: '0' },
-                    yamlOf(agent, index),
-                  ),
-              })),
-            ),
-            agents.some((a) => a.objects.some((_, i) => objectId(a, i) === store.selectedObject))
-              ? store.selectedObject
-              : defaultObject(agents),
-            (id) => {
-              store.selectedObject = id;
-              this.renderOutput();
-            },
-          ),
-      },
-      {
-        id: 'mcp',
-        label: VIEWS.mcp,
-        panel: () => {
-          const files = agents.flatMap((agent) =>
-            agent.mcpConfigs.map((file) => ({
-              id: `${agent.name}/${file.configMapKey}`,
-              label: `${prefix(agent)}${file.backend} (${file.type}): ${file.fileName}`,
-              panel: () => h('pre', { class: 'ty-code', tabindex: '0' }, file.content),
-            })),
-          );
-          if (files.length === 0) return h('p', {}, 'No backend, so no MCP client config.');
-          return tabs('ty-mcp', 'MCP client configs', files, store.selectedConfig, (id) => {
-            store.selectedConfig = id;
-            this.renderOutput();
-          });
-        },
-      },
-      { id: 'pods', label: VIEWS.pods, panel: () => h('div', {}, ...agents.map((a) => podsView(a, many))) },
-      { id: 'access', label: VIEWS.access, panel: () => h('div', {}, ...agents.map((a) => accessView(a))) },
-      {
-        id: 'warnings',
-        label: `${VIEWS.warnings} (${warningCount})`,
-        panel: () =>
-          warningCount === 0
-            ? h('p', {}, 'No warnings.')
-            : h(
-                'ul',
-                { class: 'ty-warnings' },
-                ...agents.flatMap((a) =>
-                  a.warnings.map((w) => h('li', {}, h('code', {}, w.path), ` ${prefix(a)}${w.message}`)),
-                ),
-              ),
-      },
-    ];
+    // Typing usually changes the text shown, not what the views are made of: then only that text changes,
+    // which keeps the work of a keystroke to the pane's one `<pre>`.
+    const structure = `${stale}\u0000${viewStructure(good.agents, store.views)}`;
+    const pre = this.output.querySelector<HTMLElement>('[role="tabpanel"] [role="tabpanel"] pre');
+    const text = shownText(good.agents, store.views);
+    if (structure === this.shownStructure && pre && text !== undefined) {
+      if (pre.textContent !== text) pre.textContent = text;
+      return;
+    }
+    this.shownStructure = structure;
     const banner = stale
       ? h('p', { class: 'ty-stale', role: 'note' }, 'The spec has problems; this is the last valid render.')
       : '';
     this.output.replaceChildren(
       banner,
-      tabs('ty-view', 'Output', views, store.view, (id) => {
-        store.view = id;
-        this.renderOutput();
+      outputViews({
+        agents: good.agents,
+        state: store.views,
+        previous: store.previous,
+        pinned: store.pinned,
+        refresh: () => {
+          this.shownStructure = '';
+          this.renderOutput();
+        },
+        pin: () => {
+          store.pinned = snapshotOf(good.agents, `pinned at ${time()}`);
+          store.views.diffAgainst = 'pinned';
+          this.shownStructure = '';
+          this.renderOutput();
+        },
       }),
     );
     this.output.classList.toggle('ty-is-stale', stale);
   }
 
-  private downloadManifests(): void {
-    const good = this.store.lastGood;
-    if (!good) return;
-    const name = good.agents.map((a) => a.name).join('-') || 'agent';
-    saveBlob(new Blob([good.yaml], { type: 'application/yaml' }), `${name}.k8s.yaml`);
+  private copy(text: string, what: string): void {
+    // Said first: the clipboard may ask for permission and never answer.
+    this.status.textContent = `Copying ${what}…`;
+    navigator.clipboard.writeText(text).then(
+      () => {
+        this.status.textContent = `Copied ${what}.`;
+      },
+      () => {
+        this.status.textContent = `The browser did not allow copying ${what}.`;
+      },
+    );
   }
 
-  /** One chart per agent of the last valid render. */
+  private downloadManifests(): void {
+    const result = this.store.result;
+    if (!result?.ok) return;
+    const name = result.agents.map((a) => a.name).join('-') || 'agent';
+    saveBlob(new Blob([result.yaml], { type: 'application/yaml' }), `${name}.k8s.yaml`);
+  }
+
+  /** One chart per agent of the current (valid) spec; the chart generator loads on first use. */
   private async downloadCharts(): Promise<void> {
-    const good = this.store.lastGood;
-    if (!good) return;
+    const result = this.store.result;
+    if (!result?.ok) return;
     try {
-      for (const agent of good.agents) {
+      const { packageChartInBrowser } = await import('./chart-download.ts');
+      for (const agent of result.agents) {
         const archive = await packageChartInBrowser(agent.rendered);
         saveBlob(archive.blob, archive.fileName);
       }
@@ -416,102 +410,6 @@ function saveBlob(blob: Blob, fileName: string): void {
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
-/** The workload is what people look for first. */
-function defaultObject(agents: readonly RenderedAgent[]): string | undefined {
-  for (const agent of agents) {
-    const index = agent.objects.findIndex((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
-    if (index >= 0) return objectId(agent, index);
-  }
-  return undefined;
-}
-
-const yamlCache = new WeakMap<object, string>();
-
-/** One object as YAML, exactly as it appears in the downloaded multi-document file. */
-function yamlOf(agent: RenderedAgent, index: number): string {
-  const object = agent.objects[index]!;
-  let text = yamlCache.get(object);
-  if (text === undefined) {
-    text = agent.yaml.split(/^---\n/m)[index] ?? '';
-    yamlCache.set(object, text);
-  }
-  return text;
-}
-
-function podsView(agent: RenderedAgent, many: boolean): HTMLElement {
-  return h(
-    'div',
-    {},
-    ...agent.report.pods.map((pod) =>
-      h(
-        'section',
-        { class: 'ty-pod' },
-        h('h3', {}, `${many ? `${agent.name}: ` : ''}${pod.kind} ${pod.pod}`),
-        h('p', {}, `ServiceAccount ${pod.serviceAccount}`),
-        table(
-          `Containers of ${pod.pod}`,
-          ['Container', 'Role', 'Image', 'Listens', 'Credentials'],
-          pod.containers.map((c) => [
-            h('code', {}, c.name),
-            c.role,
-            h('code', {}, c.image),
-            c.listens,
-            c.credentials.length > 0 ? c.credentials.join('; ') : 'none',
-          ]),
-        ),
-        pod.egress.restricted
-          ? table(
-              `Effective egress of ${pod.pod} (pod-wide: a NetworkPolicy selects pods, not containers)`,
-              ['Destination', 'Ports', 'Purpose', 'Needed by'],
-              pod.egress.grants.map((g) => [
-                describeDestination(g.to),
-                describePorts(g.ports),
-                g.purpose,
-                g.neededBy.join(', '),
-              ]),
-            )
-          : h('p', { class: 'ty-stale' }, 'Effective egress: unrestricted (NetworkPolicies disabled).'),
-      ),
-    ),
-  );
-}
-
-function accessView(agent: RenderedAgent): HTMLElement {
-  return h(
-    'div',
-    {},
-    ...agent.report.serviceAccounts.map((sa) =>
-      h(
-        'section',
-        { class: 'ty-sa' },
-        h('h3', {}, `ServiceAccount ${sa.serviceAccount}`),
-        h(
-          'p',
-          {},
-          sa.tokenMountedInto.length > 0
-            ? `Token mounted into: ${sa.tokenMountedInto.join(', ')}.`
-            : 'No token is mounted into any container.',
-        ),
-        sa.grants.length === 0
-          ? h('p', {}, 'Can do: nothing in the Kubernetes API.')
-          : table(
-              `What ${sa.serviceAccount} can do`,
-              ['Namespace', 'Preset', 'Verbs', 'Resources', 'API groups'],
-              sa.grants.flatMap((grant) =>
-                grant.rules.map((rule) => [
-                  grant.namespace,
-                  grant.preset,
-                  rule.verbs.join(', '),
-                  rule.resources.join(', '),
-                  rule.apiGroups.map((g) => (g === '' ? 'core' : g)).join(', '),
-                ]),
-              ),
-            ),
-      ),
-    ),
-  );
 }
 
 customElements.define('toolyard-playground', ToolyardPlayground);
