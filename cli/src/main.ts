@@ -7,6 +7,7 @@ import { closestMatch } from '../../schema/src/suggest.ts';
 import { chartCommand, chartUsage } from './commands/chart.ts';
 import { diffCommand, diffUsage } from './commands/diff.ts';
 import { explainCommand, explainUsage } from './commands/explain.ts';
+import { siteCommand, siteUsage } from './commands/site.ts';
 import { synthCommand, synthUsage } from './commands/synth.ts';
 import { validateCommand, validateUsage } from './commands/validate.ts';
 import { type Io, processIo } from './io.ts';
@@ -30,6 +31,11 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     summary: 'show what is generated for a spec, and why',
     usage: explainUsage,
     run: explainCommand,
+  },
+  site: {
+    summary: 'build a static site of a fleet: catalog, agent pages, authority matrix, egress graph, charts',
+    usage: siteUsage,
+    run: siteCommand,
   },
   diff: {
     summary: 'report what a change does to a fleet: authority, egress, credentials, images (exit 3: widens)',

@@ -312,6 +312,15 @@ describe('toolyard diff', () => {
     assert.equal(invalid.out, '');
   });
 
+  it('a new file reusing the name of an agent in an unchanged file is an error, not an added agent', async () => {
+    const copy = example('web-infra.yaml');
+    copy['spec'].backends[0].image.tag = '2.0.0';
+    write('copy.yaml', copy);
+    const { code, err } = await diff('--base', 'main');
+    assert.equal(code, 1);
+    assert.match(err, /copy\.yaml:\d+: \/metadata\/name: agent "web-infra" is also defined in an unchanged file/);
+  });
+
   it('through the real binary: exit 3 on widening, 2 without --base', () => {
     edit('cluster-operator.yaml', (s) => {
       s['spec'].gateways[0].authority.kubernetes.namespaces.push('prod');

@@ -3,7 +3,7 @@
  * and its toolyard commands, run as written (the `npx --yes toolyard@<version>` prefix mapped to this
  * checkout's bin, CI's variables set as the CI system sets them), work against a git repository of specs with
  * a base branch: exit 0 and a ✅ comment for a change that widens nothing, exit 3 and a ⚠️ comment for one that
- * widens.
+ * widens; the site line builds the site into the directory the recipe publishes.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -77,6 +77,8 @@ describe('the CI recipes of docs/fleet.md', () => {
     const lines = toolyardLines();
     assert.ok(lines.some((l) => l.ci === 'github' && l.line.includes(' diff ')));
     assert.ok(lines.some((l) => l.ci === 'gitlab' && l.line.includes(' diff ')));
+    assert.ok(lines.some((l) => l.ci === 'github' && l.line.includes(' site ')));
+    assert.ok(lines.some((l) => l.ci === 'gitlab' && l.line.includes(' site ')));
     for (const { line } of lines)
       assert.match(line, new RegExp(`npx --yes toolyard@${version.replace(/\./g, '\\.')} `));
   });
@@ -102,6 +104,19 @@ describe('the CI recipes of docs/fleet.md', () => {
       assert.match(
         readFileSync(join(repo, 'toolyard-diff.md'), 'utf8'),
         /^### ⚠️ .*WIDENS[\s\S]*in namespace prod/,
+      );
+    });
+  }
+
+  for (const { ci, line } of toolyardLines().filter((l) => l.line.includes(' site '))) {
+    it(`${ci}: the site line builds the fleet site into the directory the host publishes`, () => {
+      const repo = repoWithBase();
+      const run = runLine(line, repo);
+      assert.equal(run.status, 0, run.stderr);
+      const target = /-o (\S+)/.exec(line)![1]!;
+      assert.match(readFileSync(join(repo, target, 'index.html'), 'utf8'), /Fleet catalog/);
+      assert.ok(
+        readFileSync(join(repo, target, 'charts', 'index.yaml'), 'utf8').includes('operator-0.1.0.tgz'),
       );
     });
   }

@@ -1,13 +1,20 @@
 import { parseArgs } from 'node:util';
+import { parseAllDocuments } from 'yaml';
 import { AgentSpecError } from '../../../constructs/src/agent-spec-error.ts';
 import { renderAgent } from '../../../constructs/src/render.ts';
-import { formatSpecError, type LoadedSpec } from '../../../schema/src/load.ts';
+import { formatSpecError, type LoadedSpec, type SpecError } from '../../../schema/src/load.ts';
 import { DIFF_FORMATS, type DiffFormat, formatDiff } from '../fleet/diff-format.ts';
 import { diffFleets } from '../fleet/fleet-diff.ts';
 import { type FleetAgent, fleetAgent } from '../fleet/fleet-model.ts';
-import { type Revision, RevisionError, readRevision, resolveRevision } from '../fleet/revision.ts';
+import {
+  type Revision,
+  RevisionError,
+  type RevisionSources,
+  resolveRevision,
+  revisionSources,
+} from '../fleet/revision.ts';
 import type { Io } from '../io.ts';
-import type { ReadSpecsResult } from '../read-specs.ts';
+import { checkSpecSources, type ReadSpecsResult, type SpecSource } from '../read-specs.ts';
 import { UsageError } from '../usage-error.ts';
 
 export const diffUsage = `Usage: toolyard diff --base <git-ref|dir> [--head <git-ref|dir>] [--format text|markdown|json] [path…]
@@ -51,6 +58,41 @@ function reportErrors(read: ReadSpecsResult, label: string, io: Io): boolean {
   return true;
 }
 
+/** Agent names in a spec file, read without checking it (its text is the same on both sides). */
+function agentNames(source: SpecSource): string[] {
+  return parseAllDocuments(source.text)
+    .map((d) => d.toJS() as { kind?: unknown; metadata?: { name?: unknown } } | null)
+    .filter((d) => d?.kind === 'Agent')
+    .map((d) => String(d?.metadata?.name ?? ''));
+}
+
+/** Checks one side's changed files; names from unchanged files still count for duplicates. */
+function checkSide(
+  side: RevisionSources,
+  unchanged: ReadonlySet<string>,
+  unchangedNames: readonly string[],
+  label: string,
+): ReadSpecsResult {
+  const checked = checkSpecSources(side.sources.filter((s) => !unchanged.has(s.file)));
+  const errors: SpecError[] = [
+    ...side.errors,
+    ...checked.errors.map((e) => ({ ...e, file: `${label}: ${e.file}` })),
+  ];
+  const taken = new Set(unchangedNames);
+  for (const spec of checked.specs) {
+    const name = spec.agent.metadata.name;
+    if (taken.has(name))
+      errors.push({
+        file: `${label}: ${spec.file}`,
+        line: spec.lineOf('/metadata/name'),
+        path: '/metadata/name',
+        message: `agent "${name}" is also defined in an unchanged file`,
+        hint: 'agent names must be unique across a fleet: each renders to objects of its name',
+      });
+  }
+  return { specs: checked.specs, errors };
+}
+
 const withoutName = (spec: LoadedSpec) =>
   JSON.stringify({ ...spec.agent, metadata: { ...spec.agent.metadata, name: '' } });
 
@@ -80,14 +122,24 @@ export async function diffCommand(argv: readonly string[], io: Io, cwd = process
     io.stderr(`toolyard diff: ${error.message}`);
     return 1;
   }
-  const [before, after] = await Promise.all([
-    readRevision(base, positionals, cwd),
-    readRevision(head, positionals, cwd),
+  const [baseFiles, headFiles] = await Promise.all([
+    revisionSources(base, positionals, cwd),
+    revisionSources(head, positionals, cwd),
   ]);
+  // A file with the same text on both sides holds the same agents, rendered the same (the renderer is pure):
+  // it is neither checked nor rendered, only its agents' names are read (for duplicates across files).
+  const headText = new Map(headFiles.sources.map((s) => [s.file, s.text]));
+  const unchangedFiles = new Set(
+    baseFiles.sources.filter((s) => headText.get(s.file) === s.text).map((s) => s.file),
+  );
+  const unchangedNames = baseFiles.sources
+    .filter((s) => unchangedFiles.has(s.file))
+    .flatMap((s) => agentNames(s));
+  const before = checkSide(baseFiles, unchangedFiles, unchangedNames, base.label);
+  const after = checkSide(headFiles, unchangedFiles, unchangedNames, head.label);
   if (reportErrors(before, base.label, io) || reportErrors(after, head.label, io)) return 1;
 
-  // The renderer is pure: an agent whose spec and file are the same on both sides renders the same. Only the
-  // others are rendered, so a change to a few agents of thousands costs a few renders.
+  // Agents whose spec is equal on both sides (a file reformatted, or split) render the same too.
   const afterByName = new Map(after.specs.map((s) => [s.agent.metadata.name, s]));
   const same = new Set<string>();
   for (const spec of before.specs) {
@@ -112,7 +164,7 @@ export async function diffCommand(argv: readonly string[], io: Io, cwd = process
     { base: base.label, head: head.label },
     (a) => fingerprints.get(a) ?? '',
   );
-  const result = { ...diff, unchanged: diff.unchanged + same.size };
+  const result = { ...diff, unchanged: diff.unchanged + same.size + unchangedNames.length };
   io.stdout(formatDiff(result, values.format as DiffFormat));
   return result.widens ? 3 : 0;
 }

@@ -158,13 +158,13 @@ const EMPTY: FleetAgent = {
 function diffAgent(base: FleetAgent | undefined, head: FleetAgent | undefined): AgentDiff | undefined {
   const before = base ?? EMPTY;
   const after = head ?? EMPTY;
-  const old = new Map(before.objects.map((o) => [o.id, o.yaml]));
+  const old = new Map(before.objects.map((o) => [o.id, o.json]));
   const objects = { added: [] as string[], removed: [] as string[], changed: [] as string[] };
   for (const o of after.objects) {
     const previous = old.get(o.id);
     old.delete(o.id);
     if (previous === undefined) objects.added.push(o.id);
-    else if (previous !== o.yaml) objects.changed.push(o.id);
+    else if (previous !== o.json) objects.changed.push(o.id);
   }
   objects.removed.push(...old.keys());
   const authority = compareAuthority(before.authority, after.authority);

@@ -12,7 +12,7 @@ import {
 import { type ExplainReport, explainAgent } from '../../../constructs/src/explain.ts';
 import { mcpServerEntries } from '../../../constructs/src/mcp-client-configs.ts';
 import { deployedGateways, podToolchains } from '../../../constructs/src/plan.ts';
-import { type KubeObject, type RenderResult, toYamlDocuments } from '../../../constructs/src/render.ts';
+import type { KubeObject, RenderResult } from '../../../constructs/src/render.ts';
 
 /** One verb on one resource in one namespace, for one ServiceAccount. */
 export interface AuthorityGrant {
@@ -62,6 +62,10 @@ export interface FleetGateway {
   readonly serviceAccount?: string;
   readonly preset?: string;
   readonly namespaces: readonly string[];
+  /** A deployed gateway's MCP port. */
+  readonly port?: number;
+  /** No NetworkPolicy selects a deployed gateway's pod for ingress (its agent disables them): anyone may call. */
+  readonly ingressOpen?: boolean;
 }
 
 export interface FleetAgent {
@@ -86,8 +90,8 @@ export interface FleetAgent {
   readonly credentials: Readonly<Record<string, readonly string[]>>;
   readonly authority: readonly AuthorityGrant[];
   readonly pods: readonly FleetPod[];
-  /** Rendered objects by `Kind namespace/name`, as YAML. */
-  readonly objects: readonly { readonly id: string; readonly yaml: string }[];
+  /** Rendered objects by `Kind namespace/name`, with their JSON to compare (empty without `objectJson`). */
+  readonly objects: readonly { readonly id: string; readonly json: string }[];
 }
 
 const labelText = (labels: Readonly<Record<string, string>>) =>
@@ -99,39 +103,27 @@ const labelText = (labels: Readonly<Record<string, string>>) =>
 const inNamespace = (namespace: string, labels: Readonly<Record<string, string>>) =>
   `pods ns(kubernetes.io/metadata.name=${namespace}) ${labelText(labels) || '*'}`;
 
-/** The grant's (peer, port) pairs in the evaluator's words, and the peer's rename-proof key. */
+/** The grant's (peer, port) pairs in the evaluator's words, the peer for people, and its rename-proof key. */
 function atoms(grant: EgressGrant, namespace: string, ownPods: ReadonlyMap<string, string>) {
   const to = grant.to;
-  let peer: string;
-  let key: string | undefined;
+  const ports = grant.ports.length === 0 ? ['*'] : grant.ports.map((p) => `${p.port}/${p.protocol}`);
+  const each = (peer: string, label: string, key = peer) =>
+    ports.map((port) => ({ peer, label, port, key: `${key} ${port}` }));
   switch (to.kind) {
     case 'anywhere':
-      peer = '*';
-      break;
+      return each('*', 'anywhere');
     case 'cidrs':
-      return to.cidrs.flatMap((cidr) =>
-        (grant.ports.length === 0 ? ['*'] : grant.ports.map((p) => `${p.port}/${p.protocol}`)).map(
-          (port) => ({
-            peer: `ipBlock ${cidr}`,
-            port,
-            key: `ipBlock ${cidr} ${port}`,
-          }),
-        ),
-      );
+      return to.cidrs.flatMap((cidr) => each(`ipBlock ${cidr}`, cidr));
     case 'dns':
-      peer = inNamespace(to.namespace, to.podLabels);
-      break;
+      return each(inNamespace(to.namespace, to.podLabels), describeDestination(to));
     case 'gateway':
-      peer = inNamespace(namespace, to.podLabels);
-      key = ownPods.get(to.gateway);
-      break;
-    case 'toolchain':
-      peer = inNamespace(namespace, to.podLabels);
-      key = ownPods.get(to.toolchain);
-      break;
+    case 'toolchain': {
+      const object = to.kind === 'gateway' ? to.gateway : to.toolchain;
+      const peer = inNamespace(namespace, to.podLabels);
+      const own = ownPods.get(object);
+      return each(peer, `${to.kind} pods ${namespace}/${object}`, own ? `own ${own}` : peer);
+    }
   }
-  const ports = grant.ports.length === 0 ? ['*'] : grant.ports.map((p) => `${p.port}/${p.protocol}`);
-  return ports.map((port) => ({ peer, port, key: `${key ? `own ${key}` : peer} ${port}` }));
 }
 
 export function objectId(object: KubeObject): string {
@@ -152,9 +144,13 @@ function imagesOf(objects: readonly KubeObject[]): string[] {
 }
 
 /** The fleet's view of one rendered agent. */
-export function fleetAgent(file: string, rendered: RenderResult, report?: ExplainReport): FleetAgent {
+export function fleetAgent(
+  file: string,
+  rendered: RenderResult,
+  options: { readonly report?: ExplainReport; readonly objectJson?: boolean } = {},
+): FleetAgent {
   const { plan, objects } = rendered;
-  const explain = report ?? explainAgent(plan);
+  const explain = options.report ?? explainAgent(plan);
   const ownPods = new Map<string, string>([[plan.names.workload, 'agent']]);
   for (const t of podToolchains(plan)) ownPods.set(t.pod.objectName, `toolchain ${t.name}`);
   for (const g of deployedGateways(plan)) ownPods.set(g.objectName, `gateway ${g.name}`);
@@ -193,7 +189,7 @@ export function fleetAgent(file: string, rendered: RenderResult, report?: Explai
           destinations.set(atom, {
             atom,
             peer: a.peer,
-            label: describeDestination(grant.to),
+            label: a.label,
             ports: describePorts(grant.ports),
             purpose: grant.purpose,
             key: a.key,
@@ -256,6 +252,8 @@ export function fleetAgent(file: string, rendered: RenderResult, report?: Explai
             serviceAccount: g.objectName,
             ...(g.kubernetes ? { preset: g.kubernetes.preset } : {}),
             namespaces: g.kubernetes?.namespaces ?? [],
+            port: g.port,
+            ingressOpen: !plan.network.enabled,
           }
         : { name: g.name, kind: g.kind, url: g.url, namespaces: [] },
     ),
@@ -265,6 +263,10 @@ export function fleetAgent(file: string, rendered: RenderResult, report?: Explai
     credentials,
     authority,
     pods,
-    objects: objects.map((o) => ({ id: objectId(o), yaml: toYamlDocuments([o]) })),
+    // Each object's JSON is what a diff compares (equal JSON, equal YAML); a site needs only the ids.
+    objects: objects.map((o) => ({
+      id: objectId(o),
+      json: options.objectJson === false ? '' : JSON.stringify(o),
+    })),
   };
 }

@@ -5,11 +5,12 @@
  * missing on one side holds no agents there: a change may add or delete a whole directory of specs.
  */
 import { execFile, spawn } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
-import { checkSpecSources, type ReadSpecsResult, readSpecs, type SpecSource } from '../read-specs.ts';
-import { declaresAgent, mayBeSpecFile } from '../spec-files.ts';
+import type { SpecError } from '../../../schema/src/load.ts';
+import type { SpecSource } from '../read-specs.ts';
+import { declaresAgent, mayBeSpecFile, specFiles } from '../spec-files.ts';
 
 const run = promisify(execFile);
 
@@ -46,12 +47,17 @@ export async function resolveRevision(spec: string, cwd: string): Promise<Revisi
   }
 }
 
-/** Reads and checks every spec under `paths` in a revision; files are named relative to it. */
-export async function readRevision(
+export interface RevisionSources {
+  readonly sources: readonly SpecSource[];
+  readonly errors: readonly SpecError[];
+}
+
+/** The text of every spec file under `paths` in a revision, named relative to it; not yet checked. */
+export async function revisionSources(
   revision: Revision,
   paths: readonly string[],
   cwd: string,
-): Promise<ReadSpecsResult> {
+): Promise<RevisionSources> {
   const wanted = paths.length > 0 ? paths : ['.'];
   if (revision.kind === 'directory') {
     const present: string[] = [];
@@ -65,18 +71,27 @@ export async function readRevision(
       )
         present.push(full);
     }
-    const read = await readSpecs(present);
+    const { files, errors } = await specFiles(present);
     const name = (file: string) => relative(revision.root, file).split(sep).join('/');
+    const sources: SpecSource[] = [];
+    const problems: SpecError[] = [];
+    for (const file of files) {
+      try {
+        sources.push({ file: name(file), text: await readFile(file, 'utf8') });
+      } catch (error) {
+        problems.push({
+          file: `${revision.label}/${name(file)}`,
+          line: 0,
+          path: '/',
+          message: `cannot read spec: ${(error as Error).message}`,
+        });
+      }
+    }
     // A directory without specs is no error here: the other side may hold the only ones.
-    const errors = read.errors.filter((e) => e.message !== 'no Agent spec in this directory');
-    return {
-      specs: read.specs.map((s) => ({
-        agent: s.agent,
-        file: name(s.file),
-        lineOf: (p: string) => s.lineOf(p),
-      })),
-      errors: errors.map((e) => ({ ...e, file: `${revision.label}/${name(e.file)}` })),
-    };
+    for (const e of errors)
+      if (e.message !== 'no Agent spec in this directory')
+        problems.push({ ...e, file: `${revision.label}/${name(e.file)}` });
+    return { sources, errors: problems };
   }
   const blobs = new Map<string, string>();
   for (const path of wanted) {
@@ -99,11 +114,7 @@ export async function readRevision(
     const text = texts.get(object) ?? '';
     if (declaresAgent(text)) sources.push({ file, text });
   }
-  const checked = checkSpecSources(sources);
-  return {
-    specs: checked.specs,
-    errors: checked.errors.map((e) => ({ ...e, file: `${revision.label}:${e.file}` })),
-  };
+  return { sources, errors: [] };
 }
 
 /** Blob contents by object id, from one `git cat-file --batch` process. */
