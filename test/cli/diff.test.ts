@@ -318,7 +318,10 @@ describe('toolyard diff', () => {
     write('copy.yaml', copy);
     const { code, err } = await diff('--base', 'main');
     assert.equal(code, 1);
-    assert.match(err, /copy\.yaml:\d+: \/metadata\/name: agent "web-infra" is also defined in an unchanged file/);
+    assert.match(
+      err,
+      /copy\.yaml:\d+: \/metadata\/name: agent "web-infra" is also defined in an unchanged file/,
+    );
   });
 
   it('through the real binary: exit 3 on widening, 2 without --base', () => {
