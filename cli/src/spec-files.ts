@@ -18,6 +18,11 @@ export function mayBeSpecFile(relativePath: string): boolean {
   return SPEC_FILE.test(parts.at(-1) ?? '') && !parts.slice(0, -1).some(SKIPPED_DIRECTORIES);
 }
 
+/** How many documents of a file's text declare an Agent (top-level `kind: Agent` lines). */
+export function agentCount(text: string): number {
+  return [...text.matchAll(new RegExp(AGENT_KIND.source, 'gm'))].length;
+}
+
 /** Whether a file's text declares an Agent (a top-level `kind: Agent` in any of its documents). */
 export function declaresAgent(text: string): boolean {
   return AGENT_KIND.test(text);

@@ -324,6 +324,20 @@ describe('toolyard diff', () => {
     );
   });
 
+  it('on worker threads (--jobs 2) the diff is the same as in one thread', async () => {
+    edit('cluster-operator.yaml', (s) => {
+      s['spec'].gateways[0].authority.kubernetes.namespaces.push('prod');
+    });
+    edit('polyglot-reviewer.yaml', (s) => {
+      s['spec'].toolchains[1].network.egress = 'registries';
+    });
+    const one = await diff('--base', 'main', '--format', 'json', '--jobs', '1');
+    const two = await diff('--base', 'main', '--format', 'json', '--jobs', '2');
+    assert.equal(two.code, 3);
+    assert.equal(two.out, one.out);
+    assert.equal(JSON.parse(two.out).agents.length, 2);
+  });
+
   it('through the real binary: exit 3 on widening, 2 without --base', () => {
     edit('cluster-operator.yaml', (s) => {
       s['spec'].gateways[0].authority.kubernetes.namespaces.push('prod');

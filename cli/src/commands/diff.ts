@@ -1,11 +1,11 @@
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { AgentSpecError } from '../../../constructs/src/agent-spec-error.ts';
-import { renderAgent } from '../../../constructs/src/render.ts';
 import { formatSpecError, type LoadedSpec, type SpecError } from '../../../schema/src/load.ts';
 import { DIFF_FORMATS, type DiffFormat, formatDiff } from '../fleet/diff-format.ts';
 import { diffFleets } from '../fleet/fleet-diff.ts';
-import { type FleetAgent, fleetAgent } from '../fleet/fleet-model.ts';
+import type { FleetAgent } from '../fleet/fleet-model.ts';
+import { renderInParallel } from '../fleet/parallel-render.ts';
 import {
   type Revision,
   RevisionError,
@@ -15,7 +15,11 @@ import {
 } from '../fleet/revision.ts';
 import type { Io } from '../io.ts';
 import { checkSpecSources, type ReadSpecsResult, type SpecSource } from '../read-specs.ts';
+import { agentCount } from '../spec-files.ts';
 import { UsageError } from '../usage-error.ts';
+
+/** From this many changed specs on, a diff renders on worker threads. */
+const PARALLEL_FROM = 200;
 
 export const diffUsage = `Usage: toolyard diff --base <git-ref|dir> [--head <git-ref|dir>] [--format text|markdown|json] [path…]
 
@@ -33,22 +37,37 @@ spec on either side, an unknown ref), 2 a usage error.
 Options:
       --base REF|DIR   the revision before the change (e.g. origin/main, a commit, a checkout)
       --head REF|DIR   the revision after it (default: the files as they are in the current directory)
-      --format FORMAT  text (default), markdown (a pull-request comment) or json`;
+      --format FORMAT  text (default), markdown (a pull-request comment) or json
+      --jobs N         threads that render changed agents (default: up to 4 of the machine's cores from
+                       ${PARALLEL_FROM} changed specs on, else 1)`;
 
-/** Renders what must be rendered; `undefined` after printing why a side cannot be. */
-function renderSide(specs: readonly LoadedSpec[], io: Io, label: string): FleetAgent[] | undefined {
-  const out: FleetAgent[] = [];
-  for (const spec of specs) {
-    try {
-      out.push(fleetAgent(spec.file, renderAgent(spec.agent)));
-    } catch (error) {
-      if (!(error instanceof AgentSpecError)) throw error;
-      for (const p of error.problems)
-        io.stderr(formatSpecError({ ...p, file: `${label}: ${spec.file}`, line: spec.lineOf(p.path) }));
-      return undefined;
+/** Renders what must be rendered, both sides at once; `undefined` after printing why a side cannot be. */
+async function renderSides(
+  sides: readonly { readonly specs: readonly LoadedSpec[]; readonly label: string }[],
+  io: Io,
+  jobs: number | undefined,
+): Promise<FleetAgent[][] | undefined> {
+  const items = sides.flatMap((side) => side.specs.map((spec) => ({ file: spec.file, agent: spec.agent })));
+  const threads = jobs ?? (items.length >= PARALLEL_FROM ? Math.min(availableParallelism(), 4) : 1);
+  const outcomes = await renderInParallel(items, threads);
+  const out: FleetAgent[][] = [];
+  let at = 0;
+  let failed = false;
+  for (const side of sides) {
+    const agents: FleetAgent[] = [];
+    for (const spec of side.specs) {
+      const outcome = outcomes[at++]!;
+      if ('agent' in outcome) {
+        agents.push(outcome.agent);
+        continue;
+      }
+      failed = true;
+      for (const p of outcome.problems)
+        io.stderr(formatSpecError({ ...p, file: `${side.label}: ${spec.file}`, line: spec.lineOf(p.path) }));
     }
+    out.push(agents);
   }
-  return out;
+  return failed ? undefined : out;
 }
 
 function reportErrors(read: ReadSpecsResult, label: string, io: Io): boolean {
@@ -66,30 +85,13 @@ function agentNames(source: SpecSource): string[] {
     .map((d) => String(d?.metadata?.name ?? ''));
 }
 
-/** Checks one side's changed files; names from unchanged files still count for duplicates. */
-function checkSide(
-  side: RevisionSources,
-  unchanged: ReadonlySet<string>,
-  unchangedNames: readonly string[],
-  label: string,
-): ReadSpecsResult {
+/** Checks one side's changed files. */
+function checkSide(side: RevisionSources, unchanged: ReadonlySet<string>, label: string): ReadSpecsResult {
   const checked = checkSpecSources(side.sources.filter((s) => !unchanged.has(s.file)));
   const errors: SpecError[] = [
     ...side.errors,
     ...checked.errors.map((e) => ({ ...e, file: `${label}: ${e.file}` })),
   ];
-  const taken = new Set(unchangedNames);
-  for (const spec of checked.specs) {
-    const name = spec.agent.metadata.name;
-    if (taken.has(name))
-      errors.push({
-        file: `${label}: ${spec.file}`,
-        line: spec.lineOf('/metadata/name'),
-        path: '/metadata/name',
-        message: `agent "${name}" is also defined in an unchanged file`,
-        hint: 'agent names must be unique across a fleet: each renders to objects of its name',
-      });
-  }
   return { specs: checked.specs, errors };
 }
 
@@ -104,8 +106,12 @@ export async function diffCommand(argv: readonly string[], io: Io, cwd = process
       base: { type: 'string' },
       head: { type: 'string' },
       format: { type: 'string', default: 'text' },
+      jobs: { type: 'string' },
     },
   });
+  const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
+  if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1 && jobs <= 64))
+    throw new UsageError(`--jobs "${values.jobs}" is not a whole number from 1 to 64`);
   if (values.base === undefined) throw new UsageError('diff needs --base (a git ref or a directory)');
   if (!DIFF_FORMATS.includes(values.format as DiffFormat))
     throw new UsageError(`--format "${values.format}" is not one of ${DIFF_FORMATS.join(', ')}`);
@@ -127,16 +133,33 @@ export async function diffCommand(argv: readonly string[], io: Io, cwd = process
     revisionSources(head, positionals, cwd),
   ]);
   // A file with the same text on both sides holds the same agents, rendered the same (the renderer is pure):
-  // it is neither checked nor rendered, only its agents' names are read (for duplicates across files).
+  // it is neither checked nor rendered. Its agents are counted, and a file is read for names only when it
+  // mentions the name of an agent in a changed file (a new file must not reuse a name).
   const headText = new Map(headFiles.sources.map((s) => [s.file, s.text]));
-  const unchangedFiles = new Set(
-    baseFiles.sources.filter((s) => headText.get(s.file) === s.text).map((s) => s.file),
-  );
-  const unchangedNames = baseFiles.sources
-    .filter((s) => unchangedFiles.has(s.file))
+  const unchanged = baseFiles.sources.filter((s) => headText.get(s.file) === s.text);
+  const unchangedFiles = new Set(unchanged.map((s) => s.file));
+  const before = checkSide(baseFiles, unchangedFiles, base.label);
+  const after = checkSide(headFiles, unchangedFiles, head.label);
+  const changedNames = new Set([...before.specs, ...after.specs].map((s) => s.agent.metadata.name));
+  const unchangedNames = unchanged
+    .filter((s) => [...changedNames].some((name) => s.text.includes(name)))
     .flatMap((s) => agentNames(s));
-  const before = checkSide(baseFiles, unchangedFiles, unchangedNames, base.label);
-  const after = checkSide(headFiles, unchangedFiles, unchangedNames, head.label);
+  for (const [side, label] of [
+    [after, head.label],
+    [before, base.label],
+  ] as const) {
+    for (const spec of side.specs) {
+      if (!unchangedNames.includes(spec.agent.metadata.name)) continue;
+      (side.errors as SpecError[]).push({
+        file: `${label}: ${spec.file}`,
+        line: spec.lineOf('/metadata/name'),
+        path: '/metadata/name',
+        message: `agent "${spec.agent.metadata.name}" is also defined in an unchanged file`,
+        hint: 'agent names must be unique across a fleet: each renders to objects of its name',
+      });
+    }
+  }
+  const unchangedAgents = unchanged.reduce((sum, s) => sum + agentCount(s.text), 0);
   if (reportErrors(before, base.label, io) || reportErrors(after, head.label, io)) return 1;
 
   // Agents whose spec is equal on both sides (a file reformatted, or split) render the same too.
@@ -148,9 +171,16 @@ export async function diffCommand(argv: readonly string[], io: Io, cwd = process
       same.add(spec.agent.metadata.name);
   }
   const changed = (s: LoadedSpec) => !same.has(s.agent.metadata.name);
-  const baseAgents = renderSide(before.specs.filter(changed), io, base.label);
-  const headAgents = baseAgents && renderSide(after.specs.filter(changed), io, head.label);
-  if (!baseAgents || !headAgents) return 1;
+  const rendered = await renderSides(
+    [
+      { specs: before.specs.filter(changed), label: base.label },
+      { specs: after.specs.filter(changed), label: head.label },
+    ],
+    io,
+    jobs,
+  );
+  if (!rendered) return 1;
+  const [baseAgents = [], headAgents = []] = rendered;
   const fingerprints = new Map<FleetAgent, string>();
   for (const [specs, agents] of [
     [before.specs.filter(changed), baseAgents],
@@ -164,7 +194,7 @@ export async function diffCommand(argv: readonly string[], io: Io, cwd = process
     { base: base.label, head: head.label },
     (a) => fingerprints.get(a) ?? '',
   );
-  const result = { ...diff, unchanged: diff.unchanged + same.size + unchangedNames.length };
+  const result = { ...diff, unchanged: diff.unchanged + same.size + unchangedAgents };
   io.stdout(formatDiff(result, values.format as DiffFormat));
   return result.widens ? 3 : 0;
 }
