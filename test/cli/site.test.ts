@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { chartCommand } from '../../cli/src/commands/chart.ts';
 import { siteCommand } from '../../cli/src/commands/site.ts';
-import type { FleetData } from '../../cli/src/fleet/site/fleet-data.ts';
+import type { FleetData } from '../../cli/src/fleet/fleet-site/fleet-data.ts';
 import { readSpecs } from '../../cli/src/read-specs.ts';
 import { type KubeObject, renderAgent, toYamlDocuments } from '../../constructs/src/render.ts';
 import { writeFleet } from '../support/fleet-fixture.ts';

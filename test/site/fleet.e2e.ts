@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { siteCommand } from '../../cli/src/commands/site.ts';
-import type { FleetData } from '../../cli/src/fleet/site/fleet-data.ts';
+import type { FleetData } from '../../cli/src/fleet/fleet-site/fleet-data.ts';
 import { captureIo } from '../cli/capture-io.ts';
 import { writeFleet } from '../support/fleet-fixture.ts';
 import {
