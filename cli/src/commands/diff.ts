@@ -1,25 +1,19 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { formatSpecError, type LoadedSpec, type SpecError } from '../../../schema/src/load.ts';
+import { formatSpecError } from '../../../schema/src/load.ts';
 import { DIFF_FORMATS, type DiffFormat, formatDiff } from '../fleet/diff-format.ts';
 import { diffFleets } from '../fleet/fleet-diff.ts';
 import type { FleetAgent } from '../fleet/fleet-model.ts';
-import { renderInParallel } from '../fleet/parallel-render.ts';
-import {
-  type Revision,
-  RevisionError,
-  type RevisionSources,
-  resolveRevision,
-  revisionSources,
-} from '../fleet/revision.ts';
+import { renderSidesInParallel } from '../fleet/parallel-render.ts';
+import { type Revision, RevisionError, resolveRevision, revisionSources } from '../fleet/revision.ts';
 import type { Io } from '../io.ts';
-import { checkSpecSources, type ReadSpecsResult, type SpecSource } from '../read-specs.ts';
+import type { SpecSource } from '../read-specs.ts';
 import { agentCount } from '../spec-files.ts';
 import { UsageError } from '../usage-error.ts';
 
 /** From this many changed specs on, a diff renders on worker threads. */
-const PARALLEL_FROM = 200;
+const PARALLEL_FROM = 400;
 
 export const diffUsage = `Usage: toolyard diff --base <git-ref|dir> [--head <git-ref|dir>] [--format text|markdown|json] [path…]
 
@@ -41,42 +35,6 @@ Options:
       --jobs N         threads that render changed agents (default: up to 4 of the machine's cores from
                        ${PARALLEL_FROM} changed specs on, else 1)`;
 
-/** Renders what must be rendered, both sides at once; `undefined` after printing why a side cannot be. */
-async function renderSides(
-  sides: readonly { readonly specs: readonly LoadedSpec[]; readonly label: string }[],
-  io: Io,
-  jobs: number | undefined,
-): Promise<FleetAgent[][] | undefined> {
-  const items = sides.flatMap((side) => side.specs.map((spec) => ({ file: spec.file, agent: spec.agent })));
-  const threads = jobs ?? (items.length >= PARALLEL_FROM ? Math.min(availableParallelism(), 4) : 1);
-  const outcomes = await renderInParallel(items, threads);
-  const out: FleetAgent[][] = [];
-  let at = 0;
-  let failed = false;
-  for (const side of sides) {
-    const agents: FleetAgent[] = [];
-    for (const spec of side.specs) {
-      const outcome = outcomes[at++]!;
-      if ('agent' in outcome) {
-        agents.push(outcome.agent);
-        continue;
-      }
-      failed = true;
-      for (const p of outcome.problems)
-        io.stderr(formatSpecError({ ...p, file: `${side.label}: ${spec.file}`, line: spec.lineOf(p.path) }));
-    }
-    out.push(agents);
-  }
-  return failed ? undefined : out;
-}
-
-function reportErrors(read: ReadSpecsResult, label: string, io: Io): boolean {
-  if (read.errors.length === 0) return false;
-  for (const error of read.errors) io.stderr(formatSpecError(error));
-  io.stderr(`${read.errors.length} error(s) in ${label}; no diff.`);
-  return true;
-}
-
 /** Agent names in a spec file, read without checking it (its text is the same on both sides). */
 function agentNames(source: SpecSource): string[] {
   return parseAllDocuments(source.text)
@@ -84,19 +42,6 @@ function agentNames(source: SpecSource): string[] {
     .filter((d) => d?.kind === 'Agent')
     .map((d) => String(d?.metadata?.name ?? ''));
 }
-
-/** Checks one side's changed files. */
-function checkSide(side: RevisionSources, unchanged: ReadonlySet<string>, label: string): ReadSpecsResult {
-  const checked = checkSpecSources(side.sources.filter((s) => !unchanged.has(s.file)));
-  const errors: SpecError[] = [
-    ...side.errors,
-    ...checked.errors.map((e) => ({ ...e, file: `${label}: ${e.file}` })),
-  ];
-  return { specs: checked.specs, errors };
-}
-
-const withoutName = (spec: LoadedSpec) =>
-  JSON.stringify({ ...spec.agent, metadata: { ...spec.agent.metadata, name: '' } });
 
 export async function diffCommand(argv: readonly string[], io: Io, cwd = process.cwd()): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -138,63 +83,59 @@ export async function diffCommand(argv: readonly string[], io: Io, cwd = process
   const headText = new Map(headFiles.sources.map((s) => [s.file, s.text]));
   const unchanged = baseFiles.sources.filter((s) => headText.get(s.file) === s.text);
   const unchangedFiles = new Set(unchanged.map((s) => s.file));
-  const before = checkSide(baseFiles, unchangedFiles, base.label);
-  const after = checkSide(headFiles, unchangedFiles, head.label);
-  const changedNames = new Set([...before.specs, ...after.specs].map((s) => s.agent.metadata.name));
-  const unchangedNames = unchanged
-    .filter((s) => [...changedNames].some((name) => s.text.includes(name)))
-    .flatMap((s) => agentNames(s));
+  const sides = [
+    { files: baseFiles, label: base.label },
+    { files: headFiles, label: head.label },
+  ].map(({ files, label }) => ({ sources: files.sources.filter((s) => !unchangedFiles.has(s.file)), label }));
+  const changedCount = sides[0]!.sources.length + sides[1]!.sources.length;
+  const [before, after] = await renderSidesInParallel(
+    sides,
+    jobs ?? (changedCount >= PARALLEL_FROM ? Math.min(availableParallelism(), 4) : 1),
+  );
+  const changedNames = new Set([...before!.names, ...after!.names].map((n) => n.name));
+  const unchangedNames = new Set(
+    unchanged
+      .filter((s) => [...changedNames].some((name) => s.text.includes(name)))
+      .flatMap((s) => agentNames(s)),
+  );
   for (const [side, label] of [
-    [after, head.label],
-    [before, base.label],
+    [before!, base.label],
+    [after!, head.label],
   ] as const) {
-    for (const spec of side.specs) {
-      if (!unchangedNames.includes(spec.agent.metadata.name)) continue;
-      (side.errors as SpecError[]).push({
-        file: `${label}: ${spec.file}`,
-        line: spec.lineOf('/metadata/name'),
-        path: '/metadata/name',
-        message: `agent "${spec.agent.metadata.name}" is also defined in an unchanged file`,
-        hint: 'agent names must be unique across a fleet: each renders to objects of its name',
-      });
+    for (const { name, file, line } of side.names) {
+      if (!unchangedNames.has(name)) continue;
+      side.errors.push(
+        formatSpecError({
+          file: `${label}: ${file}`,
+          line,
+          path: '/metadata/name',
+          message: `agent "${name}" is also defined in an unchanged file`,
+          hint: 'agent names must be unique across a fleet: each renders to objects of its name',
+        }),
+      );
     }
   }
-  const unchangedAgents = unchanged.reduce((sum, s) => sum + agentCount(s.text), 0);
-  if (reportErrors(before, base.label, io) || reportErrors(after, head.label, io)) return 1;
-
-  // Agents whose spec is equal on both sides (a file reformatted, or split) render the same too.
-  const afterByName = new Map(after.specs.map((s) => [s.agent.metadata.name, s]));
-  const same = new Set<string>();
-  for (const spec of before.specs) {
-    const other = afterByName.get(spec.agent.metadata.name);
-    if (other && other.file === spec.file && JSON.stringify(other.agent) === JSON.stringify(spec.agent))
-      same.add(spec.agent.metadata.name);
-  }
-  const changed = (s: LoadedSpec) => !same.has(s.agent.metadata.name);
-  const rendered = await renderSides(
-    [
-      { specs: before.specs.filter(changed), label: base.label },
-      { specs: after.specs.filter(changed), label: head.label },
-    ],
-    io,
-    jobs,
-  );
-  if (!rendered) return 1;
-  const [baseAgents = [], headAgents = []] = rendered;
-  const fingerprints = new Map<FleetAgent, string>();
-  for (const [specs, agents] of [
-    [before.specs.filter(changed), baseAgents],
-    [after.specs.filter(changed), headAgents],
+  for (const [files, side, label] of [
+    [baseFiles, before!, base.label],
+    [headFiles, after!, head.label],
   ] as const) {
-    for (const [i, s] of specs.entries()) fingerprints.set(agents[i]!, withoutName(s));
+    const errors = [...files.errors.map((e) => formatSpecError(e)), ...side.errors];
+    if (errors.length === 0) continue;
+    for (const error of errors) io.stderr(error);
+    io.stderr(`${errors.length} error(s) in ${label}; no diff.`);
+    return 1;
   }
+  const unchangedAgents = unchanged.reduce((sum, s) => sum + agentCount(s.text), 0);
+  const fingerprints = new Map<FleetAgent, string>();
+  for (const side of [before!, after!])
+    for (const [i, agent] of side.agents.entries()) fingerprints.set(agent, side.fingerprints[i]!);
   const diff = diffFleets(
-    baseAgents,
-    headAgents,
+    before!.agents,
+    after!.agents,
     { base: base.label, head: head.label },
     (a) => fingerprints.get(a) ?? '',
   );
-  const result = { ...diff, unchanged: diff.unchanged + same.size + unchangedAgents };
+  const result = { ...diff, unchanged: diff.unchanged + unchangedAgents };
   io.stdout(formatDiff(result, values.format as DiffFormat));
   return result.widens ? 3 : 0;
 }
