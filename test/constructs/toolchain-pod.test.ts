@@ -199,20 +199,28 @@ describe('ToolchainPod', () => {
       }),
     );
     const url = 'http://tiny-toolchain-rust.agents.svc:8702/mcp';
-    const files = Object.fromEntries(mcpClientConfigFiles(plan).map((f) => [f.backend, f.content]));
-    assert.deepEqual(JSON.parse(files['claude']!).mcpServers['toolchain-rust'], {
+    const files = Object.fromEntries(mcpClientConfigFiles(plan).map((f) => [f.configMapKey, f.content]));
+    const header = { Authorization: `Bearer \${TOOLYARD_TOOLCHAIN_RUST_TOKEN}` };
+    assert.deepEqual(JSON.parse(files['claude.managed-mcp.json']!).mcpServers['toolchain-rust'], {
       type: 'http',
       url,
-      headers: { Authorization: `Bearer \${TOOLYARD_TOOLCHAIN_RUST_TOKEN}` },
+      headers: header,
+      alwaysLoad: true,
+      timeout: 1_860_000,
     });
-    assert.deepEqual(JSON.parse(files['gemini']!).mcpServers['toolchain-rust'], {
-      httpUrl: url,
-      headers: { Authorization: `Bearer \${TOOLYARD_TOOLCHAIN_RUST_TOKEN}` },
+    assert.deepEqual(JSON.parse(files['gemini.settings.json']!).mcpServers['toolchain-rust'], {
+      type: 'http',
+      url,
+      headers: header,
+      trust: true,
+      timeout: 1_860_000,
     });
     assert.match(
-      files['codex']!,
-      /\[mcp_servers\.toolchain-rust\]\nurl = "http:\/\/tiny-toolchain-rust\.agents\.svc:8702\/mcp"\nbearer_token_env_var = "TOOLYARD_TOOLCHAIN_RUST_TOKEN"/,
+      files['codex.config.toml']!,
+      /\[mcp_servers\.toolchain-rust\]\nurl = "http:\/\/tiny-toolchain-rust\.agents\.svc:8702\/mcp"\nbearer_token_env_var = "TOOLYARD_TOOLCHAIN_RUST_TOKEN"\n/,
     );
+    // Codex's requirements pin the server's identity to the Service URL (no credentials there).
+    assert.equal(files['codex.requirements.toml'], `[mcp_servers.toolchain-rust.identity]\nurl = "${url}"\n`);
   });
 });
 

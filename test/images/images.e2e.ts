@@ -157,22 +157,20 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
     const checked = checkSpecText(spec, 'polyglot-reviewer.yaml');
     assert.ok(checked.ok);
     const { objects } = renderAgent(checked.specs[0]!.agent);
-    const workload = objects.find((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet') as unknown as {
-      spec: {
-        template: {
-          spec: {
-            containers: { name: string; image: string; command: string[] }[];
-            volumes: { name: string; configMap?: { name: string } }[];
-          };
-        };
-      };
+    type PodSpec = {
+      containers: { name: string; image: string; command: string[] }[];
+      volumes: { name: string; configMap?: { name: string } }[];
     };
-    const pod = workload.spec.template.spec;
-    const sidecar = pod.containers.find((c) => c.image.startsWith('docker.io/library/rust'));
+    // The rust toolchain runs in the agent pod or (placement: pod) in a pod of its own: either way, its pod.
+    const pods = objects
+      .filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet')
+      .map((o) => (o as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec);
+    const pod = pods.find((p) => p.containers.some((c) => c.image.startsWith('docker.io/library/rust')));
+    const sidecar = pod?.containers.find((c) => c.image.startsWith('docker.io/library/rust'));
     assert.ok(sidecar, 'the example injects the server into the stock rust image');
     assert.deepEqual(sidecar.command.slice(0, serverCommand().length), serverCommand());
     const configPath = sidecar.command.at(-1)!;
-    const configMapName = pod.volumes.find((v) => v.name === `${sidecar.name}-config`)?.configMap?.name;
+    const configMapName = pod!.volumes.find((v) => v.name === `${sidecar.name}-config`)?.configMap?.name;
     const configMap = objects.find(
       (o) => o.kind === 'ConfigMap' && o.metadata.name === configMapName,
     ) as unknown as {

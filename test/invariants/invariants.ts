@@ -725,10 +725,14 @@ export const toolchainPodEndpointsServe: Check = (objects, agent) => {
   const clientConfigs = objects.filter(
     (o) => o.kind === 'ConfigMap' && o.metadata.name === `${agent.metadata.name}-mcp-clients`,
   );
-  const files = Object.entries(asObject(clientConfigs[0]?.['data'])).map(([key, content]) => ({
-    key,
-    servers: parseClientConfig(key, String(content)),
-  }));
+  const files = Object.entries(asObject(clientConfigs[0]?.['data']))
+    .filter(([key]) => listsServers(key))
+    .map(([key, content]) => ({
+      key,
+      servers: parseClientConfig(key, String(content)),
+      // Codex's requirements.toml pins each server's identity (its URL); credentials live in config.toml.
+      carriesCredentials: !key.endsWith('.requirements.toml'),
+    }));
   for (const toolchain of podToolchainsOf(agent)) {
     const where = `toolchain ${toolchain.name}`;
     const pod = toolchainPodOf(objects, toolchain.name);
@@ -781,7 +785,7 @@ export const toolchainPodEndpointsServe: Check = (objects, agent) => {
         violations.push(`${where}: ${file.key}: Service port ${port} does not reach the MCP listener`);
       if (!(asList(listen['allowedHosts']) as unknown[]).includes(url.hostname))
         violations.push(`${where}: its server refuses Host ${url.hostname} (allowedHosts)`);
-      if (waived === server.tokenEnvs.length > 0)
+      if (file.carriesCredentials && waived === server.tokenEnvs.length > 0)
         violations.push(`${where}: ${file.key}: the client ${waived ? 'sends' : 'lacks'} a bearer token`);
     }
   }

@@ -1,6 +1,6 @@
 /**
  * Runs in the agent pod's network namespace, as a backend would: reads the backend's rendered MCP client
- * config (Claude Code's `mcp.json`), expands `${VAR}` in its headers from the environment (where the backend
+ * config (Claude Code's `managed-mcp.json`), expands `${VAR}` in its headers from the environment (where the backend
  * gets `TOOLYARD_TOOLCHAIN_<NAME>_TOKEN`), and calls the toolchain at the URL the config names. Prints one JSON
  * object with what each attempt got. Usage: node backend-side-probe.ts <mcp.json> <server name> <pod IP>
  */

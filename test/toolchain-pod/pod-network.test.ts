@@ -112,7 +112,7 @@ describe('a toolchain pod on a pod network: the real server with its rendered co
     // The backend's side: its mounted client config, its token variable as kubelet fills it from the Secret.
     const clients = find(objects, 'ConfigMap', 'builder-mcp-clients')['data'] as Json;
     const mcpJson = join(dir, 'mcp.json');
-    writeFileSync(mcpJson, String(clients['claude.mcp.json']));
+    writeFileSync(mcpJson, String(clients['claude.managed-mcp.json']));
     const agentPod = ((find(objects, 'Deployment', 'builder')['spec'] as Json)['template'] as Json)[
       'spec'
     ] as Json;

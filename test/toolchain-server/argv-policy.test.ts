@@ -42,6 +42,11 @@ const refused: ReadonlyArray<readonly [rule: string, argv: readonly string[]]> =
   ['interpreter-eval', ['python3.12', '-Ic', 'import os']],
   ['interpreter-eval', ['python', '-W', 'ignore', '-c', 'x']],
   ['interpreter-stdin', ['python']],
+  ['interpreter-stdin', ['node']],
+  // an information flag waives the script only for itself; code is still code
+  ['interpreter-eval', ['python3', '--version', '-c', 'print(1)']],
+  ['interpreter-eval', ['node', '--version', '-e', 'x']],
+  ['interpreter-preload', ['node', '-v', '-r', './evil.js']],
   ['interpreter-stdin', ['python', '-u']],
   ['interpreter-stdin', ['python', '-']],
   ['interpreter-preload', ['python', '-W', 'ignore::antigravity.Warning', 'app.py']],
@@ -221,6 +226,16 @@ const refused: ReadonlyArray<readonly [rule: string, argv: readonly string[]]> =
 ];
 
 const allowed: ReadonlyArray<readonly [argv: readonly string[], runs?: readonly string[]]> = [
+  // information flags: the tool prints and exits, so an interpreter needs no script and cp no operands
+  [['python3', '--version']],
+  [['python3', '-V']],
+  [['python', '--help']],
+  [['node', '--version']],
+  [['node', '-v']],
+  [['bash', '--version']],
+  [['cp', '--version']],
+  [['make', '--version']],
+  [['cargo', '--version']],
   [['python', 'app.js', '-c', 'passed to the script']],
   [['python3', '-m', 'pytest', '-k', 'fast', 'tests/test_x.py::test_y']],
   [['python', '-m', 'pip', 'install', 'requests>=2', './local-pkg']],

@@ -3,6 +3,7 @@ import {
   choice,
   described,
   flag,
+  infoFlag,
   matching,
   number,
   opt,
@@ -15,7 +16,7 @@ import {
 import type { CommandSpec, OptionSpec } from '../options/spec.ts';
 import { FIND, GETOPT_LONG, GNU_ECHO } from '../options/syntaxes.ts';
 
-const info: OptionSpec[] = [flag('--help'), flag('--version')];
+const info: OptionSpec[] = [infoFlag('--help'), infoFlag('--version')];
 const count = matching(/^[+-]?\d+[a-zA-Z]*$/, 'a count such as 10, +5 or 4K');
 const color = optional('--color', choice('never', 'auto', 'always'));
 const files = { rest: pathOrStdio };
@@ -327,8 +328,8 @@ export const FILE_TOOLS: Readonly<Record<string, CommandSpec>> = {
           instead: 'find with tests and -print/-print0/-printf; act on the results with an allowed command',
         }),
       ),
-      flag('--help'),
-      flag('--version'),
+      infoFlag('--help'),
+      infoFlag('--version'),
     ],
   },
 };

@@ -9,6 +9,7 @@ import {
   choice,
   described,
   flag,
+  infoFlag,
   matching,
   number,
   opt,
@@ -940,7 +941,7 @@ export const GIT: CommandSpec = {
     flag('--literal-pathspecs'),
     flag('--no-replace-objects'),
     flag('--bare'),
-    flag('--version'),
+    infoFlag('--version'),
     refused(
       '-c',
       'config-override',

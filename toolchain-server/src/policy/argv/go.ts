@@ -8,6 +8,7 @@ import { isAbsolute } from 'node:path';
 import {
   choice,
   flag,
+  infoFlag,
   matching,
   number,
   opt,
@@ -117,7 +118,7 @@ const TEST_FLAGS: OptionSpec[] = [
 function goSub(name: string, options: OptionSpec[], extra: Partial<CommandSpec> = {}): CommandSpec {
   return {
     name: `go ${name}`,
-    options: [...options, flag('-h', '-help')],
+    options: [...options, infoFlag('-h', '-help')],
     positionals: { rest: goPackage(true) },
     ...extra,
   };
@@ -136,7 +137,7 @@ const envWrite = (flagName: string) =>
 export const GO: CommandSpec = {
   name: 'go',
   syntax: GO_FLAG,
-  options: [opt('-C', path, { changesDirectory: true }), flag('-h', '-help')],
+  options: [opt('-C', path, { changesDirectory: true }), infoFlag('-h', '-help')],
   subcommands: {
     build: goSub('build', BUILD_FLAGS),
     install: goSub('install', BUILD_FLAGS),
@@ -231,7 +232,15 @@ export const GO: CommandSpec = {
 export const GOFMT: CommandSpec = {
   name: 'gofmt',
   syntax: GO_FLAG,
-  options: [flag('-l'), flag('-d'), flag('-e'), flag('-s'), flag('-w'), opt('-r', text), flag('-h', '-help')],
+  options: [
+    flag('-l'),
+    flag('-d'),
+    flag('-e'),
+    flag('-s'),
+    flag('-w'),
+    opt('-r', text),
+    infoFlag('-h', '-help'),
+  ],
   positionals: { rest: path },
 };
 

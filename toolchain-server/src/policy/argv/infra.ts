@@ -2,7 +2,18 @@
  * terraform and helm, for the offline checks a toolchain runs: formatting, validation, planning and
  * rendering. No console (it evaluates expressions such as `file(…)`), no apply, no plugins, no post-renderer.
  */
-import { choice, flag, number, opt, path, pathspec, refusal, refused, text } from '../options/build.ts';
+import {
+  choice,
+  flag,
+  infoFlag,
+  number,
+  opt,
+  path,
+  pathspec,
+  refusal,
+  refused,
+  text,
+} from '../options/build.ts';
 import type { CommandSpec, OptionSpec, ValueSpec } from '../options/spec.ts';
 import { GO_FLAG, PFLAG } from '../options/syntaxes.ts';
 
@@ -13,7 +24,7 @@ function tfSub(
   options: OptionSpec[],
   positionals: CommandSpec['positionals'] = {},
 ): CommandSpec {
-  return { name: `terraform ${name}`, options: [...options, flag('-help', '-h')], positionals };
+  return { name: `terraform ${name}`, options: [...options, infoFlag('-help', '-h')], positionals };
 }
 
 export const TERRAFORM: CommandSpec = {
@@ -21,8 +32,8 @@ export const TERRAFORM: CommandSpec = {
   syntax: GO_FLAG,
   options: [
     opt('-chdir', path, { changesDirectory: true }),
-    flag('-version', '--version', '-v'),
-    flag('-help', '-h'),
+    infoFlag('-version', '--version', '-v'),
+    infoFlag('-help', '-h'),
   ],
   subcommands: {
     init: tfSub('init', [
@@ -93,7 +104,11 @@ const values: OptionSpec[] = [
   opt('--set-json', text),
   opt('--set-file', setFile),
 ];
-const helmGlobal: OptionSpec[] = [flag('--debug'), opt(['-n', '--namespace'], text), flag('-h', '--help')];
+const helmGlobal: OptionSpec[] = [
+  flag('--debug'),
+  opt(['-n', '--namespace'], text),
+  infoFlag('-h', '--help'),
+];
 const postRenderer = [
   refused(
     ['--post-renderer', '--post-renderer-args'],

@@ -4,7 +4,18 @@
  * yes/no word, because any variable (CC, SHELL, or one a recipe uses as a command) can name a program.
  */
 import { isAbsolute } from 'node:path';
-import { choice, flag, matching, opt, optional, path, refusal, refused, text } from '../options/build.ts';
+import {
+  choice,
+  flag,
+  infoFlag,
+  matching,
+  opt,
+  optional,
+  path,
+  refusal,
+  refused,
+  text,
+} from '../options/build.ts';
 import type { CommandSpec, ValueSpec } from '../options/spec.ts';
 import { GETOPT_LONG } from '../options/syntaxes.ts';
 
@@ -74,8 +85,8 @@ export const MAKE: CommandSpec = {
     optional(['-O', '--output-sync'], choice('none', 'line', 'target', 'recurse')),
     opt(['-o', '--old-file', '--assume-old'], path),
     opt(['-W', '--what-if', '--new-file', '--assume-new'], path),
-    flag('-v', '--version'),
-    flag('-h', '--help'),
+    infoFlag('-v', '--version'),
+    infoFlag('-h', '--help'),
     refused(['-E', '--eval'], 'make-eval', '`make --eval` evaluates makefile code from the command line.', {
       value: text,
       instead: 'targets and -C/-f/-j/-k; the Makefile is where rules live',

@@ -10,6 +10,7 @@ import { resolveUniquePrefix } from '../options/abbreviations.ts';
 import {
   choice,
   flag,
+  infoFlag,
   matching,
   number,
   opt,
@@ -106,8 +107,8 @@ export const NODE: CommandSpec = {
     opt('--disable-warning', text),
     opt('--title', text),
     flag('--check', '-c'),
-    flag('--version', '-v'),
-    flag('--help', '-h'),
+    infoFlag('--version', '-v'),
+    infoFlag('--help', '-h'),
     refused(['--eval', '-e'], 'interpreter-eval', '`node --eval` evaluates code from the command line.', {
       value: text,
       instead: SCRIPT_ONLY,
@@ -371,7 +372,7 @@ const npmGlobal: OptionSpec[] = [
   flag('--no-color'),
   opt('--registry', matching(/^https?:\/\/\S+$/, 'an http(s) registry URL')),
   opt('--cache', path),
-  flag('--version', '-v'),
+  infoFlag('--version', '-v'),
   refused(
     '--script-shell',
     'runs-command-option',
@@ -523,8 +524,8 @@ export const TSC: CommandSpec = {
     flag('--noUnusedLocals'),
     flag('--noUnusedParameters'),
     opt('--generateTrace', path),
-    flag('--version', '-v'),
-    flag('--help', '-h'),
+    infoFlag('--version', '-v'),
+    infoFlag('--help', '-h'),
   ],
   positionals: { rest: path },
 };

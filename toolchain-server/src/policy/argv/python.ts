@@ -8,6 +8,7 @@
 import {
   choice,
   flag,
+  infoFlag,
   matching,
   number,
   opt,
@@ -99,8 +100,8 @@ export const PYTEST_OPTIONS: OptionSpec[] = [
   opt('--ignore-glob', text),
   flag('--doctest-modules'),
   flag('--disable-warnings', '--disable-pytest-warnings'),
-  flag('-V', '--version'),
-  flag('-h', '--help'),
+  infoFlag('-V', '--version'),
+  infoFlag('-h', '--help'),
   opt(
     '-p',
     matching(
@@ -141,8 +142,8 @@ const pipGeneral: OptionSpec[] = [
   opt('--cache-dir', path),
   flag('--no-color'),
   opt('--progress-bar', choice('on', 'off')),
-  flag('-V', '--version'),
-  flag('-h', '--help'),
+  infoFlag('-V', '--version'),
+  infoFlag('-h', '--help'),
   refused('--python', 'runs-command-option', '`pip --python` runs pip under another interpreter.', {
     value: text,
   }),
@@ -264,8 +265,8 @@ function mypy(name: string): CommandSpec {
       opt(['-p', '--package'], text),
       opt(['-m', '--module'], text),
       flag('-v', '--verbose'),
-      flag('-V', '--version'),
-      flag('-h', '--help'),
+      infoFlag('-V', '--version'),
+      infoFlag('-h', '--help'),
       refused('--install-types', 'package-runner', '`mypy --install-types` runs pip to install packages.'),
     ],
     positionals: { rest: path },
@@ -286,7 +287,7 @@ const unittest: CommandSpec = {
     opt(['-s', '--start-directory'], path),
     opt(['-p', '--pattern'], text),
     opt(['-t', '--top-level-directory'], path),
-    flag('-h', '--help'),
+    infoFlag('-h', '--help'),
   ],
   positionals: { rest: pathspec },
 };
@@ -302,7 +303,7 @@ const venv: CommandSpec = {
     flag('--copies'),
     flag('--symlinks'),
     opt('--prompt', text),
-    flag('-h', '--help'),
+    infoFlag('-h', '--help'),
   ],
   positionals: { rest: path, min: 1 },
 };
@@ -325,14 +326,14 @@ const ruffCommon: OptionSpec[] = [
   opt('--target-version', matching(/^py3\d+$/, 'a version such as py312')),
   flag('-q', '--quiet'),
   flag('-v', '--verbose'),
-  flag('-h', '--help'),
+  infoFlag('-h', '--help'),
 ];
 
 function ruff(name: string): CommandSpec {
   return {
     name,
     syntax: CLAP,
-    options: [flag('-V', '--version'), flag('-h', '--help')],
+    options: [infoFlag('-V', '--version'), infoFlag('-h', '--help')],
     subcommands: {
       check: {
         name: `${name} check`,
@@ -408,8 +409,8 @@ function python(name: string): CommandSpec {
       flag('-v'),
       opt('-W', warningFilter),
       opt('-X', xOption),
-      flag('-V', '--version'),
-      flag('-h', '--help'),
+      infoFlag('-V', '--version'),
+      infoFlag('-h', '--help'),
       opt(
         '-m',
         matching(

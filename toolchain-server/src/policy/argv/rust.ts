@@ -6,6 +6,7 @@
 import {
   choice,
   flag,
+  infoFlag,
   matching,
   number,
   opt,
@@ -25,7 +26,7 @@ const cargoGlobal: OptionSpec[] = [
   flag('--frozen'),
   flag('--locked'),
   flag('--offline'),
-  flag('-h', '--help'),
+  infoFlag('-h', '--help'),
   refused(
     '--config',
     'config-override',
@@ -111,7 +112,7 @@ export const CARGO: CommandSpec = {
   syntax: CLAP,
   options: [
     ...cargoGlobal,
-    flag('-V', '--version'),
+    infoFlag('-V', '--version'),
     flag('--list'),
     opt('-C', path, { changesDirectory: true }),
   ],
@@ -336,8 +337,8 @@ export const RUSTC_TABLE: CommandSpec = {
     opt('--json', text),
     opt('--color', choice('auto', 'always', 'never')),
     flag('-v', '--verbose'),
-    flag('-V', '--version'),
-    flag('-h', '--help'),
+    infoFlag('-V', '--version'),
+    infoFlag('-h', '--help'),
     refused(
       '-Z',
       'config-override',
@@ -361,8 +362,8 @@ export const RUSTFMT: CommandSpec = {
     flag('-v', '--verbose'),
     flag('-q', '--quiet'),
     flag('--backup'),
-    flag('-V', '--version'),
-    flag('-h', '--help'),
+    infoFlag('-V', '--version'),
+    infoFlag('-h', '--help'),
   ],
   positionals: { rest: path },
 };

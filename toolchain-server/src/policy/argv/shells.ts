@@ -3,7 +3,7 @@
  * a Makefile — never a command string (`sh -c`), stdin (`sh -s`, no script), an rc/profile file, or perl code
  * from argv (`-e`, `-E`, `-M`).
  */
-import { choice, flag, opt, path, programArgs, refusal, refused, text } from '../options/build.ts';
+import { choice, flag, infoFlag, opt, path, programArgs, refusal, refused, text } from '../options/build.ts';
 import type { CommandSpec, Positionals, Refusal, ValueSpec } from '../options/spec.ts';
 import { SCRIPT_RUNNER } from '../options/syntaxes.ts';
 
@@ -72,7 +72,7 @@ function shell(name: string): CommandSpec {
       flag('--norc'),
       flag('--noprofile'),
       flag('--posix'),
-      flag('--version'),
+      infoFlag('--version'),
       refused('-c', 'interpreter-eval', `\`${name} -c\` runs a command string given in argv.`, { instead }),
       refused('-s', 'interpreter-stdin', `\`${name} -s\` reads commands from stdin.`, { instead }),
       refused('-i', 'interpreter-stdin', `\`${name} -i\` is an interactive shell reading stdin.`, {

@@ -5,6 +5,7 @@
 import {
   choice,
   flag,
+  infoFlag,
   matching,
   number,
   opt,
@@ -18,7 +19,7 @@ import {
 import type { CommandSpec, Positionals, Requirement, ValueSpec } from '../options/spec.ts';
 import { GETOPT_LONG, GETOPT_POSIX } from '../options/syntaxes.ts';
 
-const info = [flag('--help'), flag('--version')];
+const info = [infoFlag('--help'), infoFlag('--version')];
 
 /** With -e or -f the script is given; otherwise the first operand is the script and the rest are files. */
 function scriptThenFiles(script: readonly string[]): (given: ReadonlySet<string>) => Positionals {
@@ -112,7 +113,7 @@ function awk(name: string): CommandSpec {
           value: text,
         },
       ),
-      flag('--version'),
+      infoFlag('--version'),
     ],
     positionals: { rest: fileOrAssignment },
     requires: [awkProgramFile],

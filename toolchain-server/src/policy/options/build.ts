@@ -34,6 +34,11 @@ export function flag(...spelled: string[]): OptionSpec {
   return { names: spelled };
 }
 
+/** `--version`, `--help`: the tool prints and exits, so it runs without the operands it otherwise needs. */
+export function infoFlag(...spelled: string[]): OptionSpec {
+  return { names: spelled, printsAndExits: true };
+}
+
 /** An option with a required value. */
 export function opt(
   spelled: string | readonly string[],

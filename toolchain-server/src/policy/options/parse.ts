@@ -59,6 +59,8 @@ interface Level {
   subcommandChosen: boolean;
   /** An option handed the rest of argv to another table (python -m): its operands belong there. */
   handedOff: boolean;
+  /** An option that prints and exits (`--version`) was given: positional minimums do not apply. */
+  informational: boolean;
 }
 
 type NameIndex = ReadonlyArray<readonly [name: string, spec: OptionSpec]>;
@@ -227,6 +229,7 @@ class Parser {
       sawOption: false,
       subcommandChosen: table.subcommands === undefined,
       handedOff: false,
+      informational: false,
     });
     this.optionsDone = false;
     this.afterDoubleDash = false;
@@ -408,6 +411,7 @@ class Parser {
     const level = this.level;
     level.sawOption = true;
     level.given.add(spec.names[0]!);
+    if (spec.printsAndExits) level.informational = true;
     this.recognised.push(
       value === undefined
         ? { table: level.table.name, option: canonicalName(spec) }
@@ -497,7 +501,12 @@ class Parser {
         const what = `argument ${JSON.stringify(value)} of \`${table.name}\``;
         if (!checkPlainValue(spec, value, what)) this.deferred.push({ value, spec, what, table });
       });
-      if (!level.handedOff && positionals.min !== undefined && level.positionals.length < positionals.min)
+      if (
+        !level.handedOff &&
+        !level.informational &&
+        positionals.min !== undefined &&
+        level.positionals.length < positionals.min
+      )
         refuseWith(
           positionals.missing ?? {
             rule: 'positional-not-allowed',
@@ -518,7 +527,11 @@ class Parser {
 
 function describeCount(positionals: Positionals): string {
   const fixed = positionals.each?.length ?? 0;
-  if (positionals.rest) return fixed === 0 ? 'any number of arguments' : `at least ${fixed} arguments`;
+  if (positionals.rest) {
+    const least = Math.max(fixed, positionals.min ?? 0);
+    if (least === 0) return 'any number of arguments';
+    return least === 1 ? 'at least one argument' : `at least ${least} arguments`;
+  }
   if (fixed === 0) return 'no arguments';
   return fixed === 1 ? 'one argument' : `at most ${fixed} arguments`;
 }

@@ -69,6 +69,11 @@ export interface OptionSpec {
   readonly selects?: Readonly<Record<string, CommandSpec>>;
   /** Known to the tool but refused: named so that abbreviations of it are recognised and explained. */
   readonly refused?: Refusal;
+  /**
+   * The tool prints information and exits without running anything (`--version`, `--help`), so a minimum
+   * number of positional arguments (an interpreter's script) does not apply when it is given.
+   */
+  readonly printsAndExits?: boolean;
 }
 
 /** Positional arguments: by position, then `rest` for any further ones. */
