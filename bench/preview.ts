@@ -244,9 +244,9 @@ const section = `## preview
 keyboard) into its first image tag (each changes the workload, so each is a full render and update of the output
 shown: the Deployment's YAML) and times each in the page, from the key's \`keydown\` to the first
 frame painted after the new output is in the DOM (a task queued from the next \`requestAnimationFrame\`, which
-runs once that frame is painted): CodeMirror's update, the zero-delay timer that coalesces the changes of one
-task, schema validation, semantic checks, \`renderAgent\`, YAML, the visible view's DOM, and the paint. "Render
-only" is the validation + rendering part alone.
+runs once that frame is painted): CodeMirror's update, schema validation, semantic checks, \`renderAgent\`,
+YAML, the visible view's DOM, and the frame's layout and paint. "Render only" is the validation + rendering part
+alone.
 
 Measured ${new Date().toISOString().slice(0, 10)}, Chromium${browserVersion ? ` ${browserVersion}` : ''} headless, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM,
 1-minute load average ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after the run (other work on the machine):

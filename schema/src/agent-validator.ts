@@ -10,6 +10,9 @@ import type { ToolyardAgent } from './types.generated.ts';
 /** Every problem, not only the first; strict about the schema itself. */
 export const AGENT_AJV_OPTIONS: Options = {
   allErrors: true,
+  // validator.ts words every message from the error's keyword and params, so ajv's own message strings
+  // would only add weight (to the precompiled validator the playground ships).
+  messages: false,
   strict: true,
   strictRequired: false,
   strictTypes: false,

@@ -166,8 +166,12 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
         path,
         message: `must not repeat items (items ${String(params['j'])} and ${String(params['i'])} are equal)`,
       };
+    case 'minimum':
+      return { path, message: `must be >= ${String(params['limit'])}` };
+    case 'maximum':
+      return { path, message: `must be <= ${String(params['limit'])}` };
     default:
-      return { path, message: error.message ?? `fails ${error.keyword}` };
+      return { path, message: `fails the schema's "${error.keyword}" rule` };
   }
 }
 

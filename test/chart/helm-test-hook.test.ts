@@ -12,7 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -21,8 +21,8 @@ import { stringify } from 'yaml';
 import { generateChart } from '../../chart-generator/src/generate.ts';
 import type { KubeObject } from '../../constructs/src/render.ts';
 import { renderAgent } from '../../constructs/src/render.ts';
-import { REPO_ROOT } from '../support/golden.ts';
 import { allowed, type PodEndpoint } from '../support/network-policy.ts';
+import { makeWorkspaceDir } from '../support/workspace-dir.ts';
 import { type ServerProcess, startServerProcess } from '../toolchain-server/process-helpers.ts';
 import { chartTargets, type Json, podOf } from './chart-targets.ts';
 import { isTestHook, loadSpec, renderChart, writeChart } from './support.ts';
@@ -175,8 +175,7 @@ function runCheck(command: string[], args: string[]): Promise<{ code: number | n
 
 describe('helm test: the rendered test pod against the real toolchain server and gateway listeners', () => {
   // The workspace: not under /tmp, which toolyard mounts itself (the spec check refuses an overlap).
-  mkdirSync(join(REPO_ROOT, '.tmp'), { recursive: true });
-  const dir = mkdtempSync(join(REPO_ROOT, '.tmp', 'helm-test-workspace-'));
+  const dir = makeWorkspaceDir('helm-test-workspace-');
   const servers: ServerProcess[] = [];
   const listeners: Server[] = [];
   let objects: KubeObject[] = [];

@@ -10,14 +10,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
 import { type KubeObject, renderAgent } from '../../constructs/src/render.ts';
-import { REPO_ROOT } from '../support/golden.ts';
+import { makeWorkspaceDir } from '../support/workspace-dir.ts';
 import { type ServerProcess, startServerProcess } from '../toolchain-server/process-helpers.ts';
 import { createPodNetwork, type PodNetwork } from './pod-network.ts';
 
@@ -49,8 +49,7 @@ function run(
 }
 
 describe('a toolchain pod on a pod network: the real server with its rendered config', () => {
-  mkdirSync(join(REPO_ROOT, '.tmp'), { recursive: true });
-  const dir = mkdtempSync(join(REPO_ROOT, '.tmp', 'toolchain-pod-'));
+  const dir = makeWorkspaceDir('toolchain-pod-');
   const workspace = join(dir, 'workspace');
   let net: PodNetwork | undefined;
   let server: ServerProcess | undefined;
