@@ -1,10 +1,13 @@
 /**
- * `toolyard` command dispatch. Each command returns its exit code: 0 ok, 1 invalid input, 2 usage.
+ * `toolyard` command dispatch. Each command returns its exit code: 0 ok, 1 invalid input, 2 usage (and
+ * `diff` 3: the change widens authority or egress).
  * Run directly (`node cli/src/main.ts …`, which `npm run toolyard -- …` does) it is the CLI itself.
  */
 import { closestMatch } from '../../schema/src/suggest.ts';
 import { chartCommand, chartUsage } from './commands/chart.ts';
+import { diffCommand, diffUsage } from './commands/diff.ts';
 import { explainCommand, explainUsage } from './commands/explain.ts';
+import { siteCommand, siteUsage } from './commands/site.ts';
 import { synthCommand, synthUsage } from './commands/synth.ts';
 import { validateCommand, validateUsage } from './commands/validate.ts';
 import { type Io, processIo } from './io.ts';
@@ -28,6 +31,16 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     summary: 'show what is generated for a spec, and why',
     usage: explainUsage,
     run: explainCommand,
+  },
+  site: {
+    summary: 'build a static site of a fleet: catalog, agent pages, authority matrix, egress graph, charts',
+    usage: siteUsage,
+    run: siteCommand,
+  },
+  diff: {
+    summary: 'report what a change does to a fleet: authority, egress, credentials, images (exit 3: widens)',
+    usage: diffUsage,
+    run: (argv, io) => diffCommand(argv, io),
   },
 };
 

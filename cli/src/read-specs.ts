@@ -9,21 +9,35 @@ export interface ReadSpecsResult {
   readonly errors: readonly SpecError[];
 }
 
+/** A spec file's text, wherever it came from (the file system, a git tree). */
+export interface SpecSource {
+  readonly file: string;
+  readonly text: string;
+}
+
 /** Reads and checks the specs behind command-line paths (files, or directories searched for specs). */
 export async function readSpecs(paths: readonly string[]): Promise<ReadSpecsResult> {
-  const specs: LoadedSpec[] = [];
   const { files, errors: pathErrors } = await specFiles(paths);
   const errors: SpecError[] = [...pathErrors];
+  const sources: SpecSource[] = [];
   for (const file of files) {
-    let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      sources.push({ file, text: await readFile(file, 'utf8') });
     } catch (error) {
       const reason =
         (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
       errors.push({ file, line: 0, path: '/', message: `cannot read spec: ${reason}` });
-      continue;
     }
+  }
+  const checked = checkSpecSources(sources);
+  return { specs: checked.specs, errors: [...errors, ...checked.errors] };
+}
+
+/** Checks spec texts: each against the schema and semantic rules, and agent names unique across them. */
+export function checkSpecSources(sources: readonly SpecSource[]): ReadSpecsResult {
+  const specs: LoadedSpec[] = [];
+  const errors: SpecError[] = [];
+  for (const { file, text } of sources) {
     const result = checkSpecText(text, file);
     if (result.ok) specs.push(...result.specs);
     else errors.push(...result.errors);

@@ -3,7 +3,7 @@ import { AgentSpecError } from '../../constructs/src/agent-spec-error.ts';
 import { type RenderResult, renderAgent } from '../../constructs/src/render.ts';
 import { formatSpecError, type LoadedSpec } from '../../schema/src/load.ts';
 import type { Io } from './io.ts';
-import { readSpecs } from './read-specs.ts';
+import { type ReadSpecsResult, readSpecs } from './read-specs.ts';
 
 export interface RenderedSpec {
   readonly spec: LoadedSpec;
@@ -15,10 +15,18 @@ export interface RenderedSpec {
  * which case the caller must write nothing.
  */
 export async function renderSpecs(files: readonly string[], io: Io): Promise<RenderedSpec[] | undefined> {
-  const { specs, errors } = await readSpecs(files);
+  return renderCheckedSpecs(await readSpecs(files), io);
+}
+
+/** The same, for specs already read and checked (e.g. from a git tree). */
+export function renderCheckedSpecs(
+  { specs, errors }: ReadSpecsResult,
+  io: Io,
+  outcome = 'nothing was written.',
+): RenderedSpec[] | undefined {
   if (errors.length > 0) {
     for (const error of errors) io.stderr(formatSpecError(error));
-    io.stderr(`${errors.length} error(s); nothing was written.`);
+    io.stderr(`${errors.length} error(s); ${outcome}`);
     return undefined;
   }
   const results: RenderedSpec[] = [];
@@ -30,7 +38,7 @@ export async function renderSpecs(files: readonly string[], io: Io): Promise<Ren
       if (!(error instanceof AgentSpecError)) throw error;
       for (const p of error.problems)
         io.stderr(formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }));
-      io.stderr('nothing was written.');
+      io.stderr(outcome);
       return undefined;
     }
     for (const warning of rendered.warnings) {

@@ -12,6 +12,22 @@ const SPEC_FILE = /\.ya?ml$/;
 const AGENT_KIND = /^kind:[ \t]*(["']?)Agent\1[ \t]*(#.*)?$/m;
 const SKIPPED_DIRECTORIES = (name: string) => name === 'node_modules' || name.startsWith('.');
 
+/** Whether a file found below a directory (a `/`-separated relative path) may be a spec, by its name alone. */
+export function mayBeSpecFile(relativePath: string): boolean {
+  const parts = relativePath.split('/');
+  return SPEC_FILE.test(parts.at(-1) ?? '') && !parts.slice(0, -1).some(SKIPPED_DIRECTORIES);
+}
+
+/** How many documents of a file's text declare an Agent (top-level `kind: Agent` lines). */
+export function agentCount(text: string): number {
+  return [...text.matchAll(new RegExp(AGENT_KIND.source, 'gm'))].length;
+}
+
+/** Whether a file's text declares an Agent (a top-level `kind: Agent` in any of its documents). */
+export function declaresAgent(text: string): boolean {
+  return AGENT_KIND.test(text);
+}
+
 export interface SpecFiles {
   readonly files: readonly string[];
   readonly errors: readonly SpecError[];

@@ -102,7 +102,9 @@ describe('the npm package in a fresh cdk8s app', { timeout: 1_200_000 }, () => {
     const unexpected = packed.files.filter((file) => !allowed.some((pattern) => pattern.test(file)));
     assert.deepEqual(unexpected, []);
     for (const file of packed.files) {
-      assert.doesNotMatch(file, /(^|\/)(test|site|bench|\.ci)\//, file);
+      // The site's pure HTML/SVG components ship compiled: `toolyard site` draws agent pages with them.
+      const shipped = file.replace(/^lib\/site\/src\/components\//, 'lib/components/');
+      assert.doesNotMatch(shipped, /(^|\/)(test|site|bench|\.ci)\//, file);
       assert.doesNotMatch(file, /(?<!\.d)\.ts$/, `${file}: TypeScript source`);
     }
     for (const file of [
@@ -116,6 +118,51 @@ describe('the npm package in a fresh cdk8s app', { timeout: 1_200_000 }, () => {
   it('toolyard synth from the installed package renders what the repository renders', () => {
     assert.deepEqual(Object.keys(expected), ['reviewer.k8s.yaml']);
     assert.equal(expected['reviewer.k8s.yaml'], GOLDEN);
+  });
+
+  it('toolyard site (on worker threads) and toolyard diff run from the installed package, on every Node', async () => {
+    const bin = join(app, 'node_modules', '.bin', 'toolyard');
+    for (const node of nodes) {
+      const out = join(app, 'fleet-site');
+      rmSync(out, { recursive: true, force: true });
+      await runWith(node, bin, ['site', 'agents', '-o', 'fleet-site', '--jobs', '2'], { cwd: app });
+      assert.equal(
+        readFileSync(join(out, 'agents', 'reviewer', 'reviewer.k8s.yaml'), 'utf8'),
+        GOLDEN,
+        node.label,
+      );
+      assert.match(
+        readFileSync(join(out, 'agents', 'reviewer', 'index.html'), 'utf8'),
+        /<svg[^>]+class="tyd"/,
+      );
+      for (const page of ['index.html', 'authority/index.html', 'egress/index.html', 'charts/index.yaml'])
+        assert.ok(existsSync(join(out, page)), `${node.label}: ${page}`);
+
+      const repo = join(work, `diff-${node.label.replace(/\W+/g, '-')}`);
+      mkdirSync(join(repo, 'agents'), { recursive: true });
+      copyFileSync(
+        join(REPO_ROOT, 'examples', 'cluster-operator.yaml'),
+        join(repo, 'agents', 'operator.yaml'),
+      );
+      const git = (...args: string[]) =>
+        runWith(node, 'git', ['-c', 'user.name=t', '-c', 'user.email=t@example.test', ...args], {
+          cwd: repo,
+        });
+      await git('init', '-q');
+      await git('add', '.');
+      await git('commit', '-qm', 'base');
+      const spec = join(repo, 'agents', 'operator.yaml');
+      writeFileSync(
+        spec,
+        readFileSync(spec, 'utf8').replace('namespaces: [apps]', 'namespaces: [apps, prod]'),
+      );
+      const widened = await runWith(node, bin, ['diff', '--base', 'HEAD', '--format', 'markdown'], {
+        cwd: repo,
+        allowFailure: true,
+      });
+      assert.equal(widened.code, 3, `${node.label}: ${widened.output}`);
+      assert.match(widened.stdout, /WIDENS[\s\S]*ServiceAccount operator-helm in namespace prod/);
+    }
   });
 
   it('`npx cdk8s synth` of the README main.ts (template unchanged: CommonJS, ts-node) equals toolyard synth', async () => {

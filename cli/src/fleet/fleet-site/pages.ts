@@ -1,0 +1,282 @@
+/**
+ * The fleet site's pages, as HTML text: the catalog (with search and filters), a page per agent, the
+ * authority matrix and the egress graph. Agent pages are built from the playground's components
+ * (`site/src/components/`): the pod diagram, the explain tables and the RBAC tables grouped by rule set.
+ * Links are relative, so the site works from any directory of any static host.
+ */
+import type { ExplainReport } from '../../../../constructs/src/explain.ts';
+import type { McpClientConfigFile } from '../../../../constructs/src/mcp-client-configs.ts';
+import type { RenderResult } from '../../../../constructs/src/render.ts';
+import { type Html, html } from '../../../../site/src/components/html.ts';
+import { podDiagramSvg } from '../../../../site/src/components/pod-diagram.ts';
+import { podDiagramModel } from '../../../../site/src/components/pod-model.ts';
+import { podTables, serviceAccountAccess } from '../../../../site/src/components/tables.ts';
+import type { FleetAgent } from '../fleet-model.ts';
+import { egressGraphSvg } from './egress-graph.ts';
+import { agentPage, type FleetData } from './fleet-data.ts';
+
+type Section = 'catalog' | 'authority' | 'egress' | 'agent';
+
+const NAV: readonly { section: Section; label: string; path: string }[] = [
+  { section: 'catalog', label: 'Catalog', path: '' },
+  { section: 'authority', label: 'Authority', path: 'authority/' },
+  { section: 'egress', label: 'Egress', path: 'egress/' },
+];
+
+export function layout(options: {
+  readonly title: string;
+  readonly site: string;
+  readonly depth: number;
+  readonly section: Section;
+  readonly body: Html;
+}): string {
+  const root = options.depth === 0 ? './' : '../'.repeat(options.depth);
+  return `<!doctype html>\n${
+    html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${options.title} · ${options.site}</title>
+<link rel="stylesheet" href="${root}assets/fleet.css"></head>
+<body><header class="site"><a class="brand" href="${root}">${options.site}</a>
+<nav aria-label="Fleet"><ul>${NAV.map(
+      (n) =>
+        html`<li><a href="${root}${n.path}"${n.section === options.section ? html` aria-current="page"` : ''}>${n.label}</a></li>`,
+    )}<li><a href="${root}charts/index.yaml">Chart repository</a></li><li><a href="${root}schema/v1alpha1/agent.json">JSON Schema</a></li></ul></nav></header>
+<main id="main">${options.body}</main>
+<script src="${root}assets/fleet.js" defer></script></body></html>`.markup
+  }\n`;
+}
+
+const tags = (items: readonly string[]) =>
+  items.length === 0
+    ? html`<span class="muted">none</span>`
+    : html`<ul class="tags">${items.map((i) => html`<li>${i}</li>`)}</ul>`;
+
+const labelsOf = (a: FleetAgent) => Object.entries(a.labels).map(([k, v]) => `${k}=${v}`);
+
+function counts(values: readonly string[]): [string, number][] {
+  const map = new Map<string, number>();
+  for (const v of values) map.set(v, (map.get(v) ?? 0) + 1);
+  return [...map].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+}
+
+function facet(title: string, values: readonly string[]): Html {
+  const entries = counts(values);
+  return html`<section><h3>${title} (${entries.length})</h3>${
+    entries.length === 0
+      ? html`<p class="muted">none</p>`
+      : html`<ul>${entries.slice(0, 50).map(([v, n]) => html`<li><a href="./?q=${encodeURIComponent(v)}"><code>${v}</code></a> — ${n} agent${n === 1 ? '' : 's'}</li>`)}${
+          entries.length > 50
+            ? html`<li class="muted">… ${entries.length - 50} more (search the catalog)</li>`
+            : ''
+        }</ul>`
+  }</section>`;
+}
+
+function options(values: readonly string[]): Html {
+  return html`${[...new Set(values)].sort().map((v) => html`<option value="${v}">${v}</option>`)}`;
+}
+
+export function catalogPage(agents: readonly FleetAgent[], site: string): string {
+  const rows = agents.map((a) => {
+    const search = [
+      a.name,
+      a.namespace,
+      a.file,
+      ...labelsOf(a),
+      ...a.backends.flatMap((b) => [b.name, b.type]),
+      ...a.toolchains.map((t) => t.name),
+      ...a.gateways.flatMap((g) => [g.name, g.url]),
+      ...a.images,
+      ...a.warnings,
+    ]
+      .join(' ')
+      .toLowerCase();
+    return html`<tr data-item data-namespace="${a.namespace}" data-backend="${[...new Set(a.backends.map((b) => b.type))].join(' ')}" data-warnings="${a.warnings.length}" data-search="${search}">
+<td><a href="${agentPage(a.name)}">${a.name}</a><br><span class="muted">${a.file}</span></td>
+<td>${a.namespace}</td><td>${tags(labelsOf(a))}</td>
+<td>${tags(a.backends.map((b) => `${b.name} (${b.type})`))}</td>
+<td>${tags(a.toolchains.map((t) => `${t.name} (${t.placement}, egress ${t.egress})`))}</td>
+<td>${tags(a.gateways.map((g) => (g.kind === 'deployed' ? `${g.name}${g.preset ? ` (${g.preset})` : ''}` : `${g.name} (external)`)))}</td>
+<td>${a.images.length}</td>
+<td>${a.warnings.length > 0 ? html`<span class="warn">${a.warnings.length}</span>` : '0'}</td></tr>`;
+  });
+  const warnings = agents.flatMap((a) => a.warnings.map((w) => ({ agent: a.name, warning: w })));
+  const body = html`<h1>Fleet catalog</h1>
+<p>${agents.length} agent${agents.length === 1 ? '' : 's'} in ${new Set(agents.map((a) => a.namespace)).size} namespace${new Set(agents.map((a) => a.namespace)).size === 1 ? '' : 's'}, rendered by toolyard from the specs of this repository.</p>
+<section data-filter-root aria-labelledby="agents-heading"><h2 id="agents-heading">Agents</h2>
+<form class="filters" role="search" onsubmit="return false">
+<label>Search <input type="search" data-filter="search" placeholder="name, label, image, gateway…"></label>
+<label>Namespace <select data-filter="namespace"><option value="">all</option>${options(agents.map((a) => a.namespace))}</select></label>
+<label>Backend type <select data-filter="backend"><option value="">all</option>${options(agents.flatMap((a) => a.backends.map((b) => b.type)))}</select></label>
+<label>Warnings <select data-filter="warnings"><option value="">any</option><option value="yes">with warnings</option><option value="no">without</option></select></label>
+</form>
+<p class="count" data-count="agents" aria-live="polite">${agents.length} agents</p>
+<div class="ty-scroll" role="region" tabindex="0" aria-label="Agents"><table class="fleet-table" id="catalog">
+<thead><tr><th scope="col">Agent</th><th scope="col">Namespace</th><th scope="col">Labels</th><th scope="col">Backends</th><th scope="col">Toolchains</th><th scope="col">Gateways</th><th scope="col">Images</th><th scope="col">Warnings</th></tr></thead>
+<tbody>${rows}</tbody></table></div></section>
+<h2>Across the fleet</h2>
+<div class="facets">
+${facet(
+  'Namespaces',
+  agents.map((a) => a.namespace),
+)}
+${facet('Labels', agents.flatMap(labelsOf))}
+${facet(
+  'Backends',
+  agents.flatMap((a) => a.backends.map((b) => b.type)),
+)}
+${facet(
+  'Toolchains',
+  agents.flatMap((a) => a.toolchains.map((t) => t.name)),
+)}
+${facet(
+  'Gateways',
+  agents.flatMap((a) => a.gateways.map((g) => g.name)),
+)}
+${facet(
+  'Images',
+  agents.flatMap((a) => a.images),
+)}
+</div>
+<h2>Warnings (${warnings.length})</h2>
+${
+  warnings.length === 0
+    ? html`<p>No agent has a warning.</p>`
+    : html`<ul>${warnings.map((w) => html`<li><a href="${agentPage(w.agent)}">${w.agent}</a>: ${w.warning}</li>`)}</ul>`
+}`;
+  return layout({ title: 'Catalog', site, depth: 0, section: 'catalog', body });
+}
+
+export interface AgentPageInput {
+  readonly agent: FleetAgent;
+  readonly rendered: RenderResult;
+  readonly report: ExplainReport;
+  readonly manifests: string;
+  readonly manifestsFile: string;
+  readonly chartFile: string;
+  readonly clientConfigs: readonly McpClientConfigFile[];
+}
+
+export function agentPageHtml(input: AgentPageInput, site: string): string {
+  const { agent: a, rendered, report } = input;
+  const diagram = podDiagramSvg(podDiagramModel(rendered.plan, rendered.objects), 'pods');
+  const body = html`<p><a href="../../">Catalog</a> › ${a.namespace}</p>
+<h1>Agent ${a.name}</h1>
+<dl>
+<dt>Namespace</dt><dd><code>${a.namespace}</code></dd>
+<dt>Spec</dt><dd><code>${a.file}</code></dd>
+<dt>Labels</dt><dd>${tags(labelsOf(a))}</dd>
+<dt>Downloads</dt><dd><a href="${input.manifestsFile}" download>${input.manifestsFile}</a> (rendered manifests) · <a href="../../charts/${input.chartFile}" download>${input.chartFile}</a> (Helm chart)</dd>
+</dl>
+${
+  a.warnings.length > 0
+    ? html`<h2>Warnings</h2><ul>${a.warnings.map((w) => html`<li class="warn">${w}</li>`)}</ul>`
+    : ''
+}
+<h2>Pods</h2>
+<div class="diagram" role="region" tabindex="0" aria-label="Pod diagram">${diagram}</div>
+${report.pods.map((pod) => podTables(pod, `${pod.kind} ${pod.pod}`))}
+<h2>Authority</h2>
+${report.serviceAccounts.map(serviceAccountAccess)}
+<h2>Generated MCP client configs</h2>
+${
+  input.clientConfigs.length === 0
+    ? html`<p class="muted">No backend has a client config.</p>`
+    : input.clientConfigs.map(
+        (f) =>
+          html`<details><summary>backend <code>${f.backend}</code> (${f.type}): <code>${f.path}</code></summary><pre>${f.content}</pre></details>`,
+      )
+}
+<h2>Rendered manifests</h2>
+<details><summary>${rendered.objects.length} objects (${input.manifestsFile})</summary><pre>${input.manifests}</pre></details>`;
+  return layout({ title: `Agent ${a.name}`, site, depth: 2, section: 'agent', body });
+}
+
+export function authorityPage(data: FleetData, site: string): string {
+  const byAgent = new Map<string, FleetData['matrix'][number][]>();
+  for (const cell of data.matrix) byAgent.set(cell.agent, [...(byAgent.get(cell.agent) ?? []), cell]);
+  const one = (c: FleetData['matrix'][number]) => {
+    if (c.kind === 'external')
+      return html`<span class="yes">can call</span> <span class="muted">external ${c.url}</span>`;
+    const what = c.preset
+      ? html`${c.preset} in ${c.namespaces.join(', ')}`
+      : html`<span class="muted">no Kubernetes API access</span>`;
+    if (c.owner !== c.agent)
+      return html`<span class="warn">can call ${c.owner}'s</span> <code>${c.serviceAccount ?? ''}</code> (it admits anyone: NetworkPolicies disabled)<br>${what}`;
+    return html`<span class="yes">can call</span> <code>${c.serviceAccount ?? ''}</code><br>${what}`;
+  };
+  const cell = (cells: readonly FleetData['matrix'][number][]) =>
+    cells.length === 0
+      ? html`<span class="muted">—</span>`
+      : html`${cells.map((c, i) => html`${i > 0 ? html`<hr>` : ''}${one(c)}`)}`;
+  const crossing = data.matrix.filter((c) => c.owner !== c.agent).length;
+  const matrix = html`<section data-filter-root aria-labelledby="matrix-heading"><h2 id="matrix-heading">Which agent can call which gateway</h2>
+<p>A gateway's NetworkPolicy admits the agent that references it and no one else; a gateway whose agent disables NetworkPolicies admits anyone whose egress reaches it. Columns are gateway names across the fleet. ${
+    crossing > 0
+      ? html`<strong class="warn">${crossing} agent–gateway pair${crossing === 1 ? '' : 's'} cross agents.</strong>`
+      : 'No agent can call another agent’s gateway.'
+  }</p>
+<form class="filters" role="search" onsubmit="return false"><label>Search agents <input type="search" data-filter="search" placeholder="agent or namespace"></label>
+<label>Namespace <select data-filter="namespace"><option value="">all</option>${options(data.agents.map((a) => a.namespace))}</select></label></form>
+<p class="count" data-count="agents" aria-live="polite">${data.agents.length} agents</p>
+<div class="ty-scroll" role="region" tabindex="0" aria-label="Authority matrix"><table class="fleet-table" id="matrix">
+<caption>Agents (rows) and the gateways they can call (columns)</caption>
+<thead><tr><th scope="col">Agent</th>${data.gateways.map((g) => html`<th scope="col">${g}</th>`)}</tr></thead>
+<tbody>${data.agents.map((a) => {
+    const mine = byAgent.get(a.name) ?? [];
+    return html`<tr data-item data-namespace="${a.namespace}" data-search="${`${a.namespace}/${a.name}`.toLowerCase()}"><th scope="row"><a href="../${a.page}">${a.namespace}/${a.name}</a></th>${data.gateways.map((g) => html`<td data-gateway="${g}">${cell(mine.filter((c) => c.gateway === g))}</td>`)}</tr>`;
+  })}</tbody></table></div></section>`;
+  // kubectl auth can-i, per ServiceAccount and namespace: the verbs on each resource.
+  const accounts = data.authority.map((a) => {
+    const grants = new Map<string, string[]>();
+    for (const can of a.can) {
+      const [verb = '', target = ''] = can.split(' ');
+      const dot = target.indexOf('.');
+      const resource = dot < 0 ? `${target} (core)` : `${target.slice(0, dot)} (${target.slice(dot + 1)})`;
+      grants.set(resource, [...(grants.get(resource) ?? []), verb]);
+    }
+    return { agent: a.agent, sa: a.serviceAccount, namespace: a.namespace, grants };
+  });
+  const agentNamespace = new Map(data.agents.map((a) => [a.name, a.namespace]));
+  const canI = html`<section data-filter-root aria-labelledby="can-i-heading"><h2 id="can-i-heading">What each ServiceAccount can do, where</h2>
+<p>As <code>kubectl auth can-i --list --as=system:serviceaccount:&lt;namespace&gt;:&lt;name&gt; -n &lt;namespace&gt;</code> would answer it, from the Roles and RoleBindings toolyard renders. A ServiceAccount that is not listed can do nothing in the Kubernetes API; no agent pod mounts a token unless its spec sets <code>rbac.preset</code>.</p>
+<form class="filters" role="search" onsubmit="return false"><label>Search grants <input type="search" data-filter="search" placeholder="ServiceAccount, namespace, verb, resource"></label></form>
+<p class="count" data-count="grants" aria-live="polite">${accounts.length} grants</p>
+<div class="ty-scroll" role="region" tabindex="0" aria-label="ServiceAccount grants"><table class="fleet-table" id="can-i">
+<thead><tr><th scope="col">ServiceAccount</th><th scope="col">In namespace</th><th scope="col">Can (verbs on resources)</th></tr></thead>
+<tbody>${accounts.map((a) => {
+    const byVerbs = new Map<string, string[]>();
+    for (const [resource, verbs] of a.grants) {
+      const key = verbs.join(', ');
+      byVerbs.set(key, [...(byVerbs.get(key) ?? []), resource]);
+    }
+    const lines = [...byVerbs].map(([verbs, resources]) => `${verbs}: ${resources.sort().join(', ')}`);
+    const ns = agentNamespace.get(a.agent) ?? '';
+    return html`<tr data-item data-search="${`${ns}/${a.sa} ${a.namespace} ${lines.join(' ')}`.toLowerCase()}"><th scope="row"><code>${ns}/${a.sa}</code><br><span class="muted">agent <a href="../${agentPage(a.agent)}">${a.agent}</a></span></th><td><code>${a.namespace}</code></td><td><ul>${lines.map((l) => html`<li>${l}</li>`)}</ul></td></tr>`;
+  })}</tbody></table></div></section>`;
+  const body = html`<h1>Authority</h1>${matrix}${canI}`;
+  return layout({ title: 'Authority', site, depth: 1, section: 'authority', body });
+}
+
+export function egressPage(data: FleetData, site: string): string {
+  const open = data.egress.filter((e) => e.peer === '*');
+  const body = html`<h1>Egress</h1>
+<p>Who can reach what: every pod of the fleet and the destinations its NetworkPolicies allow (cluster DNS, gateways, toolchain pods, CIDRs), read from the policies toolyard renders. ${
+    open.length > 0
+      ? html`<strong class="warn">${open.length} pod${open.length === 1 ? '' : 's'} may reach anything</strong> (open egress, or NetworkPolicies disabled).`
+      : 'No pod may reach everything.'
+  }</p>
+<section data-filter-root aria-labelledby="graph-heading"><h2 id="graph-heading">Egress graph</h2>
+<form class="filters" role="search" onsubmit="return false">
+<label>Namespace <select data-filter="namespace"><option value="">all</option>${options(data.agents.map((a) => a.namespace))}</select></label>
+<label>Agent <select data-filter="agent"><option value="">all</option>${options(data.agents.map((a) => a.name))}</select></label>
+<label>Destination or pod <input type="search" data-filter="search" placeholder="0.0.0.0/0, 443, kube-dns, gateway…"></label>
+</form>
+<p class="count" data-count="connections" aria-live="polite">${data.egress.length} connections</p>
+<div class="diagram" role="region" tabindex="0" aria-label="Egress graph">${egressGraphSvg(data)}</div>
+</section>
+<h2>As a table</h2>
+<details><summary>${data.egress.length} allowed (pod, destination) pairs</summary>
+<div class="ty-scroll" role="region" tabindex="0" aria-label="Egress table"><table class="fleet-table" id="egress-table"><thead><tr><th scope="col">Pod</th><th scope="col">Destination</th><th scope="col">Ports</th></tr></thead>
+<tbody>${data.egress.map((e) => html`<tr><td><a href="../${agentPage(e.agent)}">${e.namespace}/${e.pod}</a></td><td>${data.peers[e.peer] ?? e.peer}</td><td>${e.ports.join(', ')}</td></tr>`)}</tbody></table></div></details>`;
+  return layout({ title: 'Egress', site, depth: 1, section: 'egress', body });
+}

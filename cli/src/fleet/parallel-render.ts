@@ -1,0 +1,114 @@
+/**
+ * Checks and renders one side of a diff into fleet views (`fleetAgent`), on worker threads when a change
+ * touches hundreds of agents: each worker checks and renders a slice of the changed spec files. Problems come
+ * back as the text the CLI prints; names and fingerprints (a spec's hash but for its name, to recognise a
+ * renamed agent) come back with each agent.
+ */
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { AgentSpecError } from '../../../constructs/src/agent-spec-error.ts';
+import { renderAgent } from '../../../constructs/src/render.ts';
+import { formatSpecError } from '../../../schema/src/load.ts';
+import { checkSpecSources, type SpecSource } from '../read-specs.ts';
+import { type FleetAgent, fleetAgent } from './fleet-model.ts';
+
+export interface RenderedSide {
+  readonly agents: FleetAgent[];
+  readonly fingerprints: string[];
+  readonly names: { readonly name: string; readonly file: string; readonly line: number }[];
+  /** Problems, formatted as the CLI prints them. */
+  readonly errors: string[];
+}
+
+/** Checks and renders spec files; `label` names the side in problems (`main: agents/x.yaml:3: …`). */
+export function renderSources(sources: readonly SpecSource[], label: string): RenderedSide {
+  const side: RenderedSide = { agents: [], fingerprints: [], names: [], errors: [] };
+  const { specs, errors } = checkSpecSources(sources);
+  side.errors.push(...errors.map((e) => formatSpecError({ ...e, file: `${label}: ${e.file}` })));
+  for (const spec of specs) {
+    const name = spec.agent.metadata.name;
+    side.names.push({ name, file: spec.file, line: spec.lineOf('/metadata/name') });
+    try {
+      side.agents.push(fleetAgent(spec.file, renderAgent(spec.agent)));
+    } catch (error) {
+      if (!(error instanceof AgentSpecError)) throw error;
+      for (const p of error.problems)
+        side.errors.push(
+          formatSpecError({ ...p, file: `${label}: ${spec.file}`, line: spec.lineOf(p.path) }),
+        );
+      continue;
+    }
+    const anonymous = JSON.stringify({ ...spec.agent, metadata: { ...spec.agent.metadata, name: '' } });
+    side.fingerprints.push(createHash('sha256').update(anonymous).digest('hex'));
+  }
+  return side;
+}
+
+interface WorkerInput {
+  readonly toolyardDiffSlice: true;
+  /** A slice of each side. */
+  readonly parts: readonly { readonly sources: readonly SpecSource[]; readonly label: string }[];
+}
+
+// This module's own file, as source (ESM) or compiled (CommonJS, where import.meta is empty).
+const SELF = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
+
+if (!isMainThread && (workerData as WorkerInput | undefined)?.toolyardDiffSlice) {
+  const input = workerData as WorkerInput;
+  parentPort!.postMessage(input.parts.map((part) => renderSources(part.sources, part.label)));
+}
+
+function inWorker(parts: WorkerInput['parts']): Promise<RenderedSide[]> {
+  return new Promise<RenderedSide[]>((resolve, reject) => {
+    const input: WorkerInput = { toolyardDiffSlice: true, parts };
+    const worker = new Worker(SELF, { workerData: input });
+    worker.once('message', (message: RenderedSide[]) => resolve(message));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`diff worker exited with code ${code}`));
+    });
+  });
+}
+
+/** Both sides, on `jobs` threads (each takes a slice of both); names are checked across slices here. */
+export async function renderSidesInParallel(
+  sides: readonly { readonly sources: readonly SpecSource[]; readonly label: string }[],
+  jobs: number,
+): Promise<RenderedSide[]> {
+  if (jobs <= 1) return sides.map((s) => renderSources(s.sources, s.label));
+  const slice = <T>(items: readonly T[], i: number) => {
+    const size = Math.ceil(items.length / jobs);
+    return items.slice(i * size, (i + 1) * size);
+  };
+  const outputs = await Promise.all(
+    Array.from({ length: jobs }, (_, i) =>
+      inWorker(sides.map((side) => ({ sources: slice(side.sources, i), label: side.label }))),
+    ),
+  );
+  return sides.map((side, index) => {
+    const merged: RenderedSide = { agents: [], fingerprints: [], names: [], errors: [] };
+    for (const output of outputs) {
+      const part = output[index]!;
+      merged.agents.push(...part.agents);
+      merged.fingerprints.push(...part.fingerprints);
+      merged.names.push(...part.names);
+      merged.errors.push(...part.errors);
+    }
+    const seen = new Map<string, string>();
+    for (const { name, file, line } of merged.names) {
+      const earlier = seen.get(name);
+      if (earlier === undefined) seen.set(name, file);
+      else if (!merged.errors.some((e) => e.includes(`agent "${name}" is also defined in`)))
+        merged.errors.push(
+          formatSpecError({
+            file: `${side.label}: ${file}`,
+            line,
+            path: '/metadata/name',
+            message: `agent "${name}" is also defined in ${earlier}`,
+          }),
+        );
+    }
+    return merged;
+  });
+}
