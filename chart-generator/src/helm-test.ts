@@ -9,15 +9,11 @@ import type { KubeObject } from '../../constructs/src/render.ts';
 import type { ChartBuilder } from './chart-builder.ts';
 import { HELM_TEST_SCRIPT } from './helm-test-script.ts';
 import { parseImage } from './image-reference.ts';
+import { imageValues } from './image-values.ts';
 import { type ExprNode, emitMap, entry, expr, goString, templatedString } from './template-yaml.ts';
 import { group, leaf, type ValueNode } from './values-model.ts';
 import { pad, valuesRef } from './values-refs.ts';
-import {
-  CONTAINER_SECURITY_CONTEXT,
-  IMAGE_PULL_POLICY,
-  POD_SECURITY_CONTEXT,
-  RESOURCES,
-} from './values-schemas.ts';
+import { CONTAINER_SECURITY_CONTEXT, POD_SECURITY_CONTEXT, RESOURCES } from './values-schemas.ts';
 
 type Json = Readonly<Record<string, unknown>>;
 
@@ -142,36 +138,10 @@ export function helmTest(builder: ChartBuilder): HelmTest | undefined {
     "`helm test`: a pod that checks every toolchain's readiness endpoint (a toolchain pod's through its Service) and every gateway's Service (with NetworkPolicies that let only it through while it runs).",
     [
       leaf('enabled', 'Render the test hooks (templates/tests/).', { type: 'boolean' }, true),
-      group(
-        'image',
+      imageValues(
         'Image of the test pod: one with Node at /opt/toolyard/bin/node (the toolchain server image).',
-        [
-          leaf(
-            'registry',
-            'Registry host (replaced by global.imageRegistry when that is set).',
-            { type: 'string' },
-            image.registry,
-          ),
-          leaf(
-            'repository',
-            'Repository within the registry.',
-            { type: 'string', minLength: 1 },
-            image.repository,
-          ),
-          leaf('tag', 'Tag (ignored when digest is set).', { type: 'string' }, image.tag),
-          leaf(
-            'digest',
-            'Digest, e.g. sha256:…; wins over tag.',
-            { type: 'string', pattern: '^$|^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$' },
-            image.digest,
-          ),
-          leaf(
-            'pullPolicy',
-            'Image pull policy.',
-            IMAGE_PULL_POLICY,
-            builder.plan.toolchainServerImage.pullPolicy,
-          ),
-        ],
+        image,
+        builder.plan.toolchainServerImage.pullPolicy,
       ),
       leaf('resources', 'Resource requests and limits of the test pod.', RESOURCES, TEST_RESOURCES),
       leaf(

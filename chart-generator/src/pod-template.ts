@@ -8,6 +8,7 @@ import type { PlannedBackend, PlannedToolchain } from '../../constructs/src/plan
 import type { KubeObject } from '../../constructs/src/render.ts';
 import type { ChartBuilder } from './chart-builder.ts';
 import { parseImage } from './image-reference.ts';
+import { imageValues } from './image-values.ts';
 import { emitSeq, entry, expr, goString } from './template-yaml.ts';
 import { group, leaf, type ValueNode } from './values-model.ts';
 import { pad, valuesKey, valuesRef } from './values-refs.ts';
@@ -16,7 +17,6 @@ import {
   CONTAINER_SECURITY_CONTEXT,
   ENV_FROM_LIST,
   ENV_LIST,
-  IMAGE_PULL_POLICY,
   OBJECT_NAME,
   OPTIONAL_OBJECT_NAME,
   POD_SECURITY_CONTEXT,
@@ -290,33 +290,7 @@ function containerDescription(builder: ChartBuilder, component: string, name: st
 function containerLeaves(container: Json): ValueNode[] {
   const image = parseImage(String(container['image']));
   return [
-    group('image', 'Container image.', [
-      leaf(
-        'registry',
-        'Registry host (replaced by global.imageRegistry when that is set).',
-        { type: 'string' },
-        image.registry,
-      ),
-      leaf(
-        'repository',
-        'Repository within the registry.',
-        { type: 'string', minLength: 1 },
-        image.repository,
-      ),
-      leaf('tag', 'Tag (ignored when digest is set).', { type: 'string' }, image.tag),
-      leaf(
-        'digest',
-        'Digest, e.g. sha256:…; wins over tag.',
-        { type: 'string', pattern: '^$|^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$' },
-        image.digest,
-      ),
-      leaf(
-        'pullPolicy',
-        'Image pull policy.',
-        IMAGE_PULL_POLICY,
-        container['imagePullPolicy'] ?? 'IfNotPresent',
-      ),
-    ]),
+    imageValues('Container image.', image, container['imagePullPolicy'] ?? 'IfNotPresent'),
     leaf('resources', 'Resource requests and limits.', RESOURCES, container['resources'] ?? {}),
     leaf(
       'securityContext',
