@@ -121,6 +121,26 @@ export const authSchema = z
   .strict()
   .optional();
 
+/**
+ * The broker's CONNECT proxy for this toolchain's children (`network.egress` by name). The server reads its
+ * broker token from `tokenFile` at start and sets the proxy variables (`HTTPS_PROXY`, `HTTP_PROXY`, their
+ * lower-case forms, `NO_PROXY`, and each tool's own proxy setting) in every child's environment; the broker
+ * allows that token only this toolchain's own list of hosts. Absent: children get no proxy (no egress).
+ */
+export const egressProxySchema = z
+  .object({
+    /** The proxy's URL without credentials, e.g. `http://reviewer-broker.agents.svc:8480`. */
+    url: z.string().url(),
+    /** The proxy user name: this toolchain's caller name at the broker. */
+    user: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label'),
+    /** A file holding this toolchain's broker token (a mounted Secret key), read once at start. */
+    tokenFile: z.string().startsWith('/', 'must be an absolute path'),
+    /** Hosts reached directly, not through the proxy (`NO_PROXY`). Loopback is always added. */
+    noProxy: z.array(z.string().min(1)).default([]),
+  })
+  .strict()
+  .optional();
+
 /** Fields that existed once, with why they are gone; a config that still has one is told so. */
 const REMOVED_FIELDS: Readonly<Record<string, string>> = {
   '/auth/bearerTokenEnv':
@@ -145,6 +165,7 @@ export const toolchainServerConfigSchema = z
     }),
     env: envSchema.default({ passthrough: [...DEFAULT_PASSTHROUGH], set: {}, callerAllowed: [] }),
     auth: authSchema,
+    egressProxy: egressProxySchema,
   })
   .strict()
   .refine((c) => isLoopbackHost(c.listen.host) || c.auth !== undefined || c.listen.allowUnauthenticated, {
