@@ -78,8 +78,12 @@ export function documentedCommands(repo: string): DocumentedCommand[] {
 
 /** Commands no test here can run, and why. Every entry must still be in the docs. */
 export const NOT_RUN_HERE: Readonly<Record<string, string>> = {
-  'npm install':
-    'installs from the npm registry, which tests may not reach; the test clone gets this checkout’s installed packages, and .ci/run runs `npm install` itself',
+  'npx --yes --package=node@24.21.0 -- npm install':
+    'installs for real, from the npm cache: test/docs/install.test.ts runs it in a git clone of the commit, offline; the clone here links this checkout’s installed packages',
+  'npm install /path/to/toolyard/toolyard-0.1.0.tgz':
+    'installs into a user’s project; test:package installs the packed tarball into a fresh cdk8s app (and test/docs/install.test.ts packs it)',
+  'helm install reviewer ./my-charts/reviewer-0.2.0.tgz --namespace agents --create-namespace':
+    'needs helm and a cluster; test/chart renders every chart with a Helm stand-in (Go text/template + sprig)',
   'npm install toolyard':
     'installs the published package; test:package installs the packed tarball into a fresh cdk8s app and runs it there',
   'npm install --global toolyard':
@@ -111,6 +115,19 @@ export const NOT_RUN_HERE: Readonly<Record<string, string>> = {
     'needs helm, a cluster and the published site',
   'helm install reviewer toolyard/reviewer -f my-values.yaml': 'needs helm, a cluster and the published site',
 };
+
+/** A user's shell: no project bins on PATH, no npm script variables. */
+export function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^npm_/i.test(key) && key !== 'INIT_CWD' && key !== 'NODE') env[key] = value;
+  }
+  env['PATH'] = (process.env['PATH'] ?? '')
+    .split(':')
+    .filter((dir) => !dir.endsWith('/node_modules/.bin') && !dir.includes('/node-gyp-bin'))
+    .join(':');
+  return env;
+}
 
 /** Commands that serve until stopped: the test runs them until they print this, then stops them. */
 export const SERVES: Readonly<Record<string, RegExp>> = {
