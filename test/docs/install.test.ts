@@ -1,7 +1,7 @@
 /**
  * The README's install story, for real: a `git clone` of the current commit, the README's set-up line run
- * literally (a real `npm install`, npm itself on the pinned Node), its first render, and the Install section's
- * `npm pack` — each must exit 0 and print no warning. The npm registry is not reachable from tests: npm runs
+ * literally (a real `npm install`, npm itself on the pinned Node), its first render, the quick start's commands
+ * and the Install section's `npm pack` — each must exit 0 and print no warning. The npm registry is not reachable from tests: npm runs
  * offline (`npm_config_offline`, the user's configuration, not the command), from the cache that `.ci/run`'s own
  * run of the same set-up line fills.
  *
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pinnedNodeVersion } from '../../release/src/node-runtime.ts';
 import { REPO_ROOT } from '../support/golden.ts';
-import { documentedCommands, userEnv } from './documented-commands.ts';
+import { documentedCommands, NOT_RUN_HERE, userEnv } from './documented-commands.ts';
 
 const MACHINE_LINES = new Set(
   ['user', 'env'].map(
@@ -84,6 +84,17 @@ describe('the README install, on a fresh clone', { timeout: 900_000 }, () => {
       run('npx toolyard --version'),
       new RegExp(`^toolyard ${version.replace(/\./g, '\\.')}$`, 'm'),
     );
+  });
+
+  it('then the quick start, as written, in the installed clone', () => {
+    const quickStart = documentedCommands(REPO_ROOT).filter((c) =>
+      c.source.startsWith('site/src/content/docs/start-here/quick-start.md:'),
+    );
+    assert.equal(quickStart[0]?.command, SET_UP, 'the quick start sets up as the README does');
+    const rest = quickStart.slice(1).filter((c) => !(c.command in NOT_RUN_HERE));
+    assert.ok(rest.length >= 4, JSON.stringify(rest));
+    for (const { command } of rest) run(command);
+    assert.ok(existsSync(join(clone, 'dist', 'reviewer.k8s.yaml')));
   });
 
   it('the Install section’s npm pack writes the tarball the README names', () => {
