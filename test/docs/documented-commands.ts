@@ -105,7 +105,7 @@ export const NOT_RUN_HERE: Readonly<Record<string, string>> = {
   'kubectl create namespace agents': 'needs a Kubernetes cluster',
   'kubectl apply --dry-run=server -f dist/': 'needs a Kubernetes cluster',
   'helm install reviewer ./charts/reviewer --namespace agents':
-    'needs helm and a cluster; test/chart renders every chart with a Helm stand-in (Go text/template + sprig)',
+    'needs a cluster; test/chart lints, renders and packages every chart with the real Helm 3 and Helm 4 (npm run helm)',
   'helm repo add toolyard https://toolyard.dev/charts': 'needs helm and the published site',
   'helm install reviewer toolyard/reviewer --namespace agents --create-namespace':
     'needs helm, a cluster and the published site',
