@@ -18,7 +18,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { toolyardCacheDir } from '../support/cache-dir.ts';
+import { cacheDir } from '../../release/src/cache-dir.ts';
 import { readZipEntry } from './zip.ts';
 
 export interface HelmRelease {
@@ -52,7 +52,7 @@ export const HELM_RELEASES: readonly HelmRelease[] = [
 ];
 
 function releaseDir(release: HelmRelease): string {
-  return join(toolyardCacheDir(), `helm-${release.version}`);
+  return cacheDir(`helm-${release.version}`);
 }
 
 /** Path of the binary of an installed release. */
