@@ -137,8 +137,8 @@ export function imageNamed(name: string): ImageDefinition {
 
 export interface ImageMetadata {
   readonly version: string;
-  /** Commit the image was built from (`org.opencontainers.image.revision`). */
-  readonly revision: string;
+  /** Commit the image was built from (`org.opencontainers.image.revision`); none for a label-less build. */
+  readonly revision: string | undefined;
   /** Repository URL (`org.opencontainers.image.source`). */
   readonly source: string;
   /** RFC 3339 time of the commit: the image's `created`, so a rebuild of the same commit is identical. */
@@ -152,7 +152,7 @@ export function imageLabels(image: ImageDefinition, meta: ImageMetadata): Record
     'org.opencontainers.image.created': meta.created,
     'org.opencontainers.image.description': image.description,
     'org.opencontainers.image.licenses': meta.license,
-    'org.opencontainers.image.revision': meta.revision,
+    ...(meta.revision ? { 'org.opencontainers.image.revision': meta.revision } : {}),
     'org.opencontainers.image.source': meta.source,
     'org.opencontainers.image.title': image.title,
     'org.opencontainers.image.version': meta.version,

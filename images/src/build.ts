@@ -27,6 +27,7 @@ import {
 } from '../definitions.ts';
 import { ociArchitecture, reproducibleTarFlags, type WrittenImage, writeImageArchive } from './oci-layout.ts';
 import { debianRootfs, gzipLayer, type LayerBlob } from './rootfs.ts';
+import { sourceMetadata } from './source-metadata.ts';
 
 const run = promisify(execFile);
 
@@ -39,20 +40,22 @@ export interface BuiltImage extends WrittenImage {
   readonly rootfsFromCache: boolean;
 }
 
-/** Version, commit and source of the checkout: the same commit always gives the same metadata. */
+/**
+ * Version, commit and source of the sources (a git checkout or a source archive, see source-metadata.ts): the
+ * same sources always give the same metadata.
+ */
 export async function imageMetadata(root: string): Promise<ImageMetadata & { epoch: number }> {
   const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
     version: string;
     license: string;
     repository: { url: string };
   };
-  const git = async (...args: string[]) => (await run('git', args, { cwd: root })).stdout.trim();
-  const epoch = Number(await git('log', '-1', '--format=%ct'));
+  const { epoch, revision } = await sourceMetadata(root);
   return {
     version: pkg.version,
     license: pkg.license,
     source: pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, ''),
-    revision: await git('rev-parse', 'HEAD'),
+    revision,
     created: new Date(epoch * 1000).toISOString().replace(/\.000Z$/, 'Z'),
     epoch,
   };
