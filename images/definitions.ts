@@ -14,6 +14,14 @@ import {
 import { TOOLCHAIN_CONFIG_FILE } from '../constructs/src/toolchain-config.ts';
 import { serverCommand } from '../toolchain-server/src/launch.ts';
 
+/**
+ * The architectures of every image: one OCI image index per image, with a manifest for each. Root filesystems for
+ * a foreign architecture are built under qemu-user (binfmt_misc), Node comes from the npm registry per
+ * architecture, and the server bundle is the same JavaScript in every one.
+ */
+export const ARCHITECTURES = ['amd64', 'arm64'] as const;
+export type Architecture = (typeof ARCHITECTURES)[number];
+
 /** Debian release of every image: the current stable, for current language toolchains from Debian itself. */
 export const DEBIAN_SUITE = 'trixie';
 

@@ -93,9 +93,9 @@ export const NOT_RUN_HERE: Readonly<Record<string, string>> = {
   'npm run images toolchain-rust': 'the same builder as `npm run images`, which npm test runs',
   'npm run release':
     'assembles all images too; test:images assembles the release twice and compares SHA256SUMS',
-  'skopeo copy oci-archive:dist/images/toolchain-rust.oci.tar docker://ghcr.io/you/toolchain-rust:0.1.0':
+  'skopeo copy --all oci-archive:dist/images/toolchain-rust.oci.tar docker://ghcr.io/you/toolchain-rust:0.1.0':
     'pushes to a registry; test/images unpacks the same archives with umoci',
-  'skopeo copy oci-archive:dist/images/toolchain-rust.oci.tar docker://registry.example/toolchain-rust:0.1.0':
+  'skopeo copy --all oci-archive:dist/images/toolchain-rust.oci.tar docker://registry.example/toolchain-rust:0.1.0':
     'pushes to a registry; test/images unpacks the same archives with umoci',
   'docker build -f images/toolchain-rust/Dockerfile -t ghcr.io/toolyard/toolchain-rust:0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" .':
     'needs a Docker engine; test/images/dockerfiles.test.ts holds the Dockerfiles to the images npm run images builds',
