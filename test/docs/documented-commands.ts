@@ -97,9 +97,9 @@ export const NOT_RUN_HERE: Readonly<Record<string, string>> = {
   'npm run images toolchain-rust': 'the same builder as `npm run images`, which npm test runs',
   'npm run release':
     'assembles all images too; test:images assembles the release twice and compares SHA256SUMS',
-  'skopeo copy oci-archive:dist/images/toolchain-rust.oci.tar docker://ghcr.io/you/toolchain-rust:0.1.0':
+  'skopeo copy --all oci-archive:dist/images/toolchain-rust.oci.tar docker://ghcr.io/you/toolchain-rust:0.1.0':
     'pushes to a registry; test/images unpacks the same archives with umoci',
-  'skopeo copy oci-archive:dist/images/toolchain-rust.oci.tar docker://registry.example/toolchain-rust:0.1.0':
+  'skopeo copy --all oci-archive:dist/images/toolchain-rust.oci.tar docker://registry.example/toolchain-rust:0.1.0':
     'pushes to a registry; test/images unpacks the same archives with umoci',
   'docker build -f images/toolchain-rust/Dockerfile -t ghcr.io/toolyard/toolchain-rust:0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" .':
     'needs a Docker engine; test/images/dockerfiles.test.ts holds the Dockerfiles to the images npm run images builds',
@@ -109,7 +109,7 @@ export const NOT_RUN_HERE: Readonly<Record<string, string>> = {
   'kubectl create namespace agents': 'needs a Kubernetes cluster',
   'kubectl apply --dry-run=server -f dist/': 'needs a Kubernetes cluster',
   'helm install reviewer ./charts/reviewer --namespace agents':
-    'needs helm and a cluster; test/chart renders every chart with a Helm stand-in (Go text/template + sprig)',
+    'needs a cluster; test/chart lints, renders and packages every chart with the real Helm 3 and Helm 4 (npm run helm)',
   'helm repo add toolyard https://toolyard.dev/charts': 'needs helm and the published site',
   'helm install reviewer toolyard/reviewer --namespace agents --create-namespace':
     'needs helm, a cluster and the published site',
