@@ -20,6 +20,8 @@ const TOP_LEVEL_API_VERSION = /^apiVersion:[ \t]*(["']?)([^"'#\s]*)\1[ \t]*(#.*)
 const API_VERSION = 'toolyard.dev/v1alpha1';
 const API_GROUP = 'toolyard.dev';
 const SKIPPED_DIRECTORIES = (name: string) => name === 'node_modules' || name.startsWith('.');
+/** The message for a directory without specs (`diff` accepts one: the other side may hold the specs). */
+export const NO_SPEC_IN_DIRECTORY = 'a directory with no Agent spec in it';
 
 /** Whether a file found below a directory (a `/`-separated relative path) may be a spec, by its name alone. */
 export function mayBeSpecFile(relativePath: string): boolean {
@@ -137,5 +139,3 @@ export async function specFiles(paths: readonly string[]): Promise<SpecFiles> {
   }
   return { files: [...new Set(files)], errors };
 }
-
-export const NO_SPEC_IN_DIRECTORY = 'a directory with no Agent spec in it';
