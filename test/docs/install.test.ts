@@ -68,9 +68,14 @@ describe('the README install, on a fresh clone', { timeout: 900_000 }, () => {
     return output;
   }
 
-  it('the README starts with the set-up line, on the Node package-lock.json pins', () => {
+  it('the README starts with the set-up line, on the Node package-lock.json pins, as .ci/run does', () => {
     assert.equal(firstBlock[0]?.command, SET_UP);
     assert.ok(firstBlock.length >= 2, JSON.stringify(firstBlock));
+    // CI sets up the same way, which also leaves in the npm cache what this test installs offline.
+    assert.match(
+      readFileSync(join(REPO_ROOT, '.ci/run'), 'utf8'),
+      new RegExp(`^${SET_UP.replace(/[.+?^$()|[\]\\]/g, '\\$&')} `, 'm'),
+    );
   });
 
   it('its first block runs as written, quietly: the real install, then a render', () => {
