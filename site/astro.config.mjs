@@ -46,7 +46,8 @@ export default defineConfig({
         // reports as a directive it may drop (withastro/astro#18087). Astro reads the marker before bundling,
         // so the warning is noise; every other warning is still printed.
         onwarn(warning, warn) {
-          if (warning.code === 'MODULE_LEVEL_DIRECTIVE' && warning.message.includes('astro:head-inject')) return;
+          if (warning.code === 'MODULE_LEVEL_DIRECTIVE' && warning.message.includes('astro:head-inject'))
+            return;
           warn(warning);
         },
       },
