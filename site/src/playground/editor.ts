@@ -32,6 +32,7 @@ import {
   hoverTooltip,
   keymap,
   lineNumbers,
+  tooltips,
 } from '@codemirror/view';
 import { classHighlighter } from '@lezer/highlight';
 import { h } from './dom.ts';
@@ -113,6 +114,9 @@ export function createEditor(
         syntaxHighlighting(classHighlighter),
         autocompletion({ override: [completionSource], icons: false }),
         schemaHover,
+        // Hover help and completion details live in <body>: the editor's box is `contain: strict` (it keeps a
+        // keystroke's layout inside it), which would clip them at its edges and pin `position: fixed` to it.
+        tooltips({ parent: document.body }),
         lintGutter(),
         keymap.of([
           ...completionKeymap,
