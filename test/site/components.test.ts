@@ -179,8 +179,13 @@ describe('pod model and diagram', () => {
         for (const [, op, value] of d!.matchAll(/([MHV])([\d. -]+)/g)) {
           const [a, b] = value!.trim().split(/\s+/).map(Number) as [number, number];
           if (op === 'M') [x, y] = [a, b];
-          else if (op === 'H') segments.push([x, y, (x = a), y]);
-          else segments.push([x, y, x, (y = a)]);
+          else if (op === 'H') {
+            segments.push([x, y, a, y]);
+            x = a;
+          } else {
+            segments.push([x, y, x, a]);
+            y = a;
+          }
         }
       }
       assert.ok(segments.length >= 4);
