@@ -182,7 +182,7 @@ describe('the playground on phones, tablets and laptops', { skip }, () => {
           return {
             scale: box.width / Number(svg.getAttribute('width')),
             overflow: box.right - pane.right,
-            cut: [...svg.querySelectorAll('text')].some((t) => t.textContent?.includes('…')),
+            cut: Array.from(svg.querySelectorAll('text')).some((t) => t.textContent?.includes('…')),
           };
         });
         assert.ok(fit.overflow <= 1, `the diagram runs ${fit.overflow} px past its pane`);
