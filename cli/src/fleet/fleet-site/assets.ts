@@ -143,7 +143,11 @@ header.site nav{order:3;flex-basis:100%}
 .fleet-table.stack,.fleet-table.stack tbody,.fleet-table.stack tr{display:block}
 .fleet-table.stack tr{border:1px solid var(--line);border-radius:.5rem;margin-block:.6rem;padding:.3rem .6rem;background:var(--card)}
 .fleet-table.stack td,.fleet-table.stack tbody th{display:grid;grid-template-columns:minmax(6.5rem,28%) 1fr;gap:.6rem;border:0;padding:.25rem 0}
-.fleet-table.stack .cell-label{display:block;color:var(--muted);font-size:.8rem;font-weight:600}
+.fleet-table.stack .cell-label{display:block;color:var(--muted);font-size:.8rem;font-weight:600;overflow-wrap:anywhere}
+#matrix.stack td,#matrix.stack tbody th{display:block;min-width:0;white-space:normal}
+#matrix.stack td .cell-label{overflow-wrap:normal}
+#matrix.stack td.none{display:none}
+.fleet-table.stack caption{display:block}
 }
 `;
 

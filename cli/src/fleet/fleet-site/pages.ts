@@ -250,12 +250,18 @@ export function authorityPage(data: FleetData, site: string): string {
 <form class="filters" role="search" onsubmit="return false"><label>Search agents <input type="search" data-filter="search" placeholder="agent or namespace"></label>
 <label>Namespace <select data-filter="namespace"><option value="">all</option>${options(data.agents.map((a) => a.namespace))}</select></label></form>
 <p class="count" data-count="agents" aria-live="polite">${data.agents.length} agents</p>
-<div class="ty-scroll" role="region" tabindex="0" aria-label="Authority matrix"><table class="fleet-table" id="matrix">
+<div class="ty-scroll" role="region" tabindex="0" aria-label="Authority matrix"><table class="fleet-table stack" id="matrix">
 <caption>Agents (rows) and the gateways they can call (columns)</caption>
 <thead><tr><th scope="col">Agent</th>${data.gateways.map((g) => html`<th scope="col">${g}</th>`)}</tr></thead>
 <tbody>${data.agents.map((a) => {
     const mine = byAgent.get(a.name) ?? [];
-    return html`<tr data-item data-namespace="${a.namespace}" data-search="${`${a.namespace}/${a.name}`.toLowerCase()}"><th scope="row"><a href="../${a.page}">${a.namespace}/${a.name}</a></th>${data.gateways.map((g) => html`<td data-gateway="${g}">${cell(mine.filter((c) => c.gateway === g))}</td>`)}</tr>`;
+    return html`<tr data-item data-namespace="${a.namespace}" data-search="${`${a.namespace}/${a.name}`.toLowerCase()}"><th scope="row"><a href="../${a.page}">${a.namespace}/${a.name}</a></th>${data.gateways.map(
+      (g) => {
+        const here = mine.filter((c) => c.gateway === g);
+        // As a card (narrow screens) a row lists only the gateways the agent can call, each under its name.
+        return html`<td data-gateway="${g}"${here.length === 0 ? html` class="none"` : ''}><span class="cell-label" aria-hidden="true">${g}</span><div>${cell(here)}</div></td>`;
+      },
+    )}</tr>`;
   })}</tbody></table></div></section>`;
   // kubectl auth can-i, per ServiceAccount and namespace: the verbs on each resource.
   const accounts = data.authority.map((a) => {
