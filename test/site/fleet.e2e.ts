@@ -96,15 +96,26 @@ describe('the fleet site in Chromium', { skip }, () => {
     assert.equal(await page.locator('#matrix tbody tr').count(), data.agents.length);
     const operator = page.locator('#matrix tbody tr', { hasText: 'agents/operator' });
     assert.match(
-      (await operator.locator('td[data-gateway="kubernetes"]').textContent()) ?? '',
+      (await operator.locator('[data-gateway="kubernetes"]').textContent()) ?? '',
       /can call operator-kubernetes\s*read-only in agents, apps/,
     );
     assert.match(
-      (await operator.locator('td[data-gateway="github"]').textContent()) ?? '',
+      (await operator.locator('[data-gateway="github"]').textContent()) ?? '',
       /external https:\/\/mcp\.github\.example\/mcp/,
     );
-    const calls = await page.locator('#matrix td:has-text("can call")').count();
-    assert.equal(calls, new Set(data.matrix.map((c) => `${c.agent}|${c.gateway}`)).size);
+    // An agent's own gateways in its row; the gateways of others that admit anyone in a shared list it links.
+    const own = await page.locator('#matrix [data-gateway]:has-text("can call")').count();
+    const crossing = await page
+      .locator('#matrix [data-crossing]')
+      .evaluateAll((items) => items.reduce((n, i) => n + Number(i.getAttribute('data-crossing')), 0));
+    assert.equal(own, data.matrix.filter((c) => c.owner === c.agent).length);
+    assert.equal(crossing, data.matrix.filter((c) => c.owner !== c.agent).length);
+    const link = page.locator('#matrix [data-crossing] a').first();
+    const list = page.locator(`section${(await link.getAttribute('href'))!}`);
+    assert.equal(
+      await list.locator('[data-open-gateway]').count(),
+      Number(await page.locator('#matrix [data-crossing]').first().getAttribute('data-crossing')),
+    );
     await page.getByLabel('Search grants').fill('operator-helm');
     const grants = page.locator('#can-i tbody tr:visible');
     assert.equal(await grants.count(), 1);

@@ -104,7 +104,9 @@ pre{font:12.5px/1.5 ${MONO};background:var(--alt);border:1px solid var(--line);b
 .fleet-table tbody tr:hover{background:var(--alt)}
 .fleet-table td ul{margin:0;padding-inline-start:1rem}
 .fleet-table td ul.tags{padding:0}
-#matrix td{min-width:13rem;overflow-wrap:break-word}
+.fleet-table td ul.calls{list-style:none;padding:0}
+.calls li{padding:.15rem 0;border-top:1px dashed var(--line)}
+.calls li:first-child{border-top:0}
 #matrix tbody th{white-space:nowrap}
 .cell-label{display:none}
 .ty-note,.muted{color:var(--muted)}
@@ -144,9 +146,7 @@ header.site nav{order:3;flex-basis:100%}
 .fleet-table.stack tr{border:1px solid var(--line);border-radius:.5rem;margin-block:.6rem;padding:.3rem .6rem;background:var(--card)}
 .fleet-table.stack td,.fleet-table.stack tbody th{display:grid;grid-template-columns:minmax(6.5rem,28%) 1fr;gap:.6rem;border:0;padding:.25rem 0}
 .fleet-table.stack .cell-label{display:block;color:var(--muted);font-size:.8rem;font-weight:600;overflow-wrap:anywhere}
-#matrix.stack td,#matrix.stack tbody th{display:block;min-width:0;white-space:normal}
-#matrix.stack td .cell-label{overflow-wrap:normal}
-#matrix.stack td.none{display:none}
+#matrix.stack tbody th{display:block;white-space:normal}
 .fleet-table.stack caption{display:block}
 }
 `;

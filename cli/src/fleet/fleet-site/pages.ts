@@ -236,33 +236,61 @@ export function authorityPage(data: FleetData, site: string): string {
       return html`<span class="warn">can call ${c.owner}'s</span> <code>${c.serviceAccount ?? ''}</code> (it admits anyone: NetworkPolicies disabled)<br>${what}`;
     return html`<span class="yes">can call</span> <code>${c.serviceAccount ?? ''}</code><br>${what}`;
   };
-  const cell = (cells: readonly FleetData['matrix'][number][]) =>
-    cells.length === 0
-      ? html`<span class="muted">—</span>`
-      : html`${cells.map((c, i) => html`${i > 0 ? html`<hr>` : ''}${one(c)}`)}`;
   const crossing = data.matrix.filter((c) => c.owner !== c.agent).length;
+  // Gateways that admit anyone are callable by every agent whose egress reaches them: the same long list for
+  // many agents. Each distinct list is shown once, below the table, and the rows link to it.
+  const openLists = new Map<string, { id: string; cells: FleetData['matrix'][number][]; agents: number }>();
+  const openListOf = (cells: readonly FleetData['matrix'][number][]) => {
+    const key = cells
+      .map((c) => `${c.owner}/${c.gateway}`)
+      .sort()
+      .join(' ');
+    const list = openLists.get(key) ?? { id: `open-${openLists.size + 1}`, cells: [...cells], agents: 0 };
+    list.agents += 1;
+    openLists.set(key, list);
+    return list;
+  };
+  const rows = data.agents.map((a) => {
+    const mine = byAgent.get(a.name) ?? [];
+    const own = mine.filter((c) => c.owner === c.agent);
+    const others = mine.filter((c) => c.owner !== c.agent);
+    const list = others.length > 0 ? openListOf(others) : undefined;
+    const search = [
+      `${a.namespace}/${a.name}`,
+      ...own.map((c) => `${c.gateway} ${c.serviceAccount ?? ''}`),
+    ].join(' ');
+    const items = [
+      ...own.map((c) => html`<li data-gateway="${c.gateway}"><strong>${c.gateway}</strong>: ${one(c)}</li>`),
+      list
+        ? html`<li data-crossing="${others.length}"><span class="warn">can call ${others.length} gateway${others.length === 1 ? '' : 's'} of other agents</span> that admit anyone: <a href="#${list.id}">list ${list.id.slice(5)}</a></li>`
+        : '',
+    ];
+    return html`<tr data-item data-namespace="${a.namespace}" data-search="${search}"><th scope="row"><a href="../${a.page}">${a.namespace}/${a.name}</a></th>${labelledCell(
+      'Gateways it can call',
+      mine.length === 0 ? html`<span class="muted">none</span>` : html`<ul class="calls">${items}</ul>`,
+    )}</tr>`;
+  });
+  const lists = [...openLists.values()].map(
+    (
+      l,
+    ) => html`<section id="${l.id}" class="open-list"><h3>List ${l.id.slice(5)}: ${l.cells.length} gateway${l.cells.length === 1 ? '' : 's'} that admit anyone, callable by ${l.agents} agent${l.agents === 1 ? '' : 's'}</h3>
+<ul class="calls">${l.cells.map((c) => html`<li data-open-gateway="${c.gateway}"><strong>${c.gateway}</strong> of <a href="../${agentPage(c.owner)}">${c.owner}</a>: <code>${c.serviceAccount ?? ''}</code>, ${c.preset ? html`${c.preset} in ${c.namespaces.join(', ')}` : html`<span class="muted">no Kubernetes API access</span>`}</li>`)}</ul></section>`,
+  );
+  // One row per agent listing the gateways it can call: its size grows with the calls, not with agents ×
+  // gateway names (a sparse grid of every gateway name was most of the page's weight at 1,000 agents).
   const matrix = html`<section data-filter-root aria-labelledby="matrix-heading"><h2 id="matrix-heading">Which agent can call which gateway</h2>
-<p>A gateway's NetworkPolicy admits the agent that references it and no one else; a gateway whose agent disables NetworkPolicies admits anyone whose egress reaches it. Columns are gateway names across the fleet. ${
+<p>A gateway's NetworkPolicy admits the agent that references it and no one else; a gateway whose agent disables NetworkPolicies admits anyone whose egress reaches it. ${
     crossing > 0
       ? html`<strong class="warn">${crossing} agent–gateway pair${crossing === 1 ? '' : 's'} cross agents.</strong>`
       : 'No agent can call another agent’s gateway.'
   }</p>
-<form class="filters" role="search" onsubmit="return false"><label>Search agents <input type="search" data-filter="search" placeholder="agent or namespace"></label>
+<form class="filters" role="search" onsubmit="return false"><label>Search agents <input type="search" data-filter="search" placeholder="agent, namespace or gateway"></label>
 <label>Namespace <select data-filter="namespace"><option value="">all</option>${options(data.agents.map((a) => a.namespace))}</select></label></form>
 <p class="count" data-count="agents" aria-live="polite">${data.agents.length} agents</p>
 <div class="ty-scroll" role="region" tabindex="0" aria-label="Authority matrix"><table class="fleet-table stack" id="matrix">
-<caption>Agents (rows) and the gateways they can call (columns)</caption>
-<thead><tr><th scope="col">Agent</th>${data.gateways.map((g) => html`<th scope="col">${g}</th>`)}</tr></thead>
-<tbody>${data.agents.map((a) => {
-    const mine = byAgent.get(a.name) ?? [];
-    return html`<tr data-item data-namespace="${a.namespace}" data-search="${`${a.namespace}/${a.name}`.toLowerCase()}"><th scope="row"><a href="../${a.page}">${a.namespace}/${a.name}</a></th>${data.gateways.map(
-      (g) => {
-        const here = mine.filter((c) => c.gateway === g);
-        // As a card (narrow screens) a row lists only the gateways the agent can call, each under its name.
-        return html`<td data-gateway="${g}"${here.length === 0 ? html` class="none"` : ''}><span class="cell-label" aria-hidden="true">${g}</span><div>${cell(here)}</div></td>`;
-      },
-    )}</tr>`;
-  })}</tbody></table></div></section>`;
+<caption>Each agent and the gateways it can call, with what each gateway may do in the Kubernetes API</caption>
+<thead><tr><th scope="col">Agent</th><th scope="col">Gateways it can call</th></tr></thead>
+<tbody>${rows}</tbody></table></div>${lists}</section>`;
   // kubectl auth can-i, per ServiceAccount and namespace: the verbs on each resource.
   const accounts = data.authority.map((a) => {
     const grants = new Map<string, string[]>();
