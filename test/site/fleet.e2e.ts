@@ -119,10 +119,21 @@ describe('the fleet site in Chromium', { skip }, () => {
     await page.getByLabel('Search grants').fill('operator-helm');
     const grants = page.locator('#can-i tbody tr:visible');
     assert.equal(await grants.count(), 1);
+    // The row links its rule set, shown once below the table.
+    const ruleSet = page.locator(
+      `section${(await grants.locator('a[href^="#rules-"]').getAttribute('href'))!}`,
+    );
     assert.match(
-      (await grants.textContent()) ?? '',
+      (await ruleSet.textContent()) ?? '',
       /get, list, watch, create, patch, update: configmaps \(core\)/,
     );
+    // The search reads a row's rule set too: a verb on a resource finds the ServiceAccounts that have it.
+    await page.getByLabel('Search grants').fill('delete: jobs (batch)');
+    assert.ok((await grants.count()) > 0);
+    for (const href of await grants
+      .locator('a[href^="#rules-"]')
+      .evaluateAll((links) => links.map((l) => l.getAttribute('href'))))
+      assert.match((await page.locator(`section${href}`).textContent()) ?? '', /delete: jobs \(batch\)/);
     await page.screenshot({ path: join(RESULTS, 'fleet-authority.png') });
     await page.close();
   });

@@ -107,6 +107,8 @@ pre{font:12.5px/1.5 ${MONO};background:var(--alt);border:1px solid var(--line);b
 .fleet-table td ul.calls{list-style:none;padding:0}
 .calls li{padding:.15rem 0;border-top:1px dashed var(--line)}
 .calls li:first-child{border-top:0}
+.rule-set h4{font-size:.95rem;margin:1rem 0 .2rem}
+.rule-set ul{margin:0;font-size:.85rem}
 #matrix tbody th{white-space:nowrap}
 .cell-label{display:none}
 .ty-note,.muted{color:var(--muted)}
@@ -219,7 +221,11 @@ export const FLEET_JS = `(() => {
           const value = normalise(c.value);
           if (value === '') return true;
           const field = c.dataset.filter;
-          if (field === 'search') return normalise(item.dataset.search || '').includes(value);
+          if (field === 'search') {
+            // A row may show part of its content by reference (a shared rule set): search that too.
+            const shared = item.dataset.searchRef ? document.getElementById(item.dataset.searchRef) : null;
+            return normalise((item.dataset.search || '') + ' ' + (shared ? shared.textContent : '')).includes(value);
+          }
           if (field === 'warnings') return value === 'yes' ? item.dataset.warnings !== '0' : item.dataset.warnings === '0';
           return (' ' + (item.getAttribute('data-' + field) || '').toLowerCase() + ' ').includes(' ' + value + ' ');
         });

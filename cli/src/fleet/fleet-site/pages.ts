@@ -300,25 +300,45 @@ export function authorityPage(data: FleetData, site: string): string {
       const resource = dot < 0 ? `${target} (core)` : `${target.slice(0, dot)} (${target.slice(dot + 1)})`;
       grants.set(resource, [...(grants.get(resource) ?? []), verb]);
     }
-    return { agent: a.agent, sa: a.serviceAccount, namespace: a.namespace, grants };
+    return { agent: a.agent, sa: a.serviceAccount, namespace: a.namespace, preset: a.preset, grants };
   });
   const agentNamespace = new Map(data.agents.map((a) => [a.name, a.namespace]));
-  const canI = html`<section data-filter-root aria-labelledby="can-i-heading"><h2 id="can-i-heading">What each ServiceAccount can do, where</h2>
-<p>As <code>kubectl auth can-i --list --as=system:serviceaccount:&lt;namespace&gt;:&lt;name&gt; -n &lt;namespace&gt;</code> would answer it, from the Roles and RoleBindings toolyard renders. A ServiceAccount that is not listed can do nothing in the Kubernetes API; no agent pod mounts a token unless its spec sets <code>rbac.preset</code>.</p>
-<form class="filters" role="search" onsubmit="return false"><label>Search grants <input type="search" data-filter="search" placeholder="ServiceAccount, namespace, verb, resource"></label></form>
-<p class="count" data-count="grants" aria-live="polite">${accounts.length} grants</p>
-<div class="ty-scroll" role="region" tabindex="0" aria-label="ServiceAccount grants"><table class="fleet-table stack" id="can-i">
-<thead><tr><th scope="col">ServiceAccount</th><th scope="col">In namespace</th><th scope="col">Can (verbs on resources)</th></tr></thead>
-<tbody>${accounts.map((a) => {
+  // The grants of one preset are the same for every ServiceAccount that has it: each distinct set is shown
+  // once, the rows link it (and the search reads it through the link).
+  const ruleSets = new Map<string, { id: string; lines: string[]; presets: Set<string>; accounts: number }>();
+  const rows2 = accounts.map((a) => {
     const byVerbs = new Map<string, string[]>();
     for (const [resource, verbs] of a.grants) {
       const key = verbs.join(', ');
       byVerbs.set(key, [...(byVerbs.get(key) ?? []), resource]);
     }
     const lines = [...byVerbs].map(([verbs, resources]) => `${verbs}: ${resources.sort().join(', ')}`);
+    const key = lines.join('\n');
+    const set = ruleSets.get(key) ?? {
+      id: `rules-${ruleSets.size + 1}`,
+      lines,
+      presets: new Set(),
+      accounts: 0,
+    };
+    set.presets.add(a.preset);
+    set.accounts += 1;
+    ruleSets.set(key, set);
     const ns = agentNamespace.get(a.agent) ?? '';
-    return html`<tr data-item data-search="${`${ns}/${a.sa} agent ${a.agent} ${a.namespace} ${lines.join(' ')}`}"><th scope="row"><span class="cell-label" aria-hidden="true">ServiceAccount</span><div><code>${ns}/${a.sa}</code><br><span class="muted">agent <a href="../${agentPage(a.agent)}">${a.agent}</a></span></div></th>${labelledCell('In namespace', html`<code>${a.namespace}</code>`)}${labelledCell('Can', html`<ul>${lines.map((l) => html`<li>${l}</li>`)}</ul>`)}</tr>`;
-  })}</tbody></table></div></section>`;
+    return html`<tr data-item data-search="${`${ns}/${a.sa} agent ${a.agent} ${a.namespace} ${a.preset}`}" data-search-ref="${set.id}"><th scope="row"><span class="cell-label" aria-hidden="true">ServiceAccount</span><div><code>${ns}/${a.sa}</code><br><span class="muted">agent <a href="../${agentPage(a.agent)}">${a.agent}</a></span></div></th>${labelledCell('In namespace', html`<code>${a.namespace}</code>`)}${labelledCell('Can', html`${a.preset}: <a href="#${set.id}">rule set ${set.id.slice(6)}</a> <span class="muted">(${lines.length} rule${lines.length === 1 ? '' : 's'})</span>`)}</tr>`;
+  });
+  const canI = html`<section data-filter-root aria-labelledby="can-i-heading"><h2 id="can-i-heading">What each ServiceAccount can do, where</h2>
+<p>As <code>kubectl auth can-i --list --as=system:serviceaccount:&lt;namespace&gt;:&lt;name&gt; -n &lt;namespace&gt;</code> would answer it, from the Roles and RoleBindings toolyard renders. A ServiceAccount that is not listed can do nothing in the Kubernetes API; no agent pod mounts a token unless its spec sets <code>rbac.preset</code>.</p>
+<form class="filters" role="search" onsubmit="return false"><label>Search grants <input type="search" data-filter="search" placeholder="ServiceAccount, namespace, verb, resource"></label></form>
+<p class="count" data-count="grants" aria-live="polite">${accounts.length} grants</p>
+<div class="ty-scroll" role="region" tabindex="0" aria-label="ServiceAccount grants"><table class="fleet-table stack" id="can-i">
+<thead><tr><th scope="col">ServiceAccount</th><th scope="col">In namespace</th><th scope="col">Can (verbs on resources)</th></tr></thead>
+<tbody>${rows2}</tbody></table></div>
+<h3 id="rule-sets-heading">Rule sets</h3>
+<p class="muted">Each distinct set of grants once; the rows above link theirs (ServiceAccounts of one preset share one).</p>
+${[...ruleSets.values()].map(
+  (r) =>
+    html`<section id="${r.id}" class="rule-set" aria-label="Rule set ${r.id.slice(6)}"><h4>Rule set ${r.id.slice(6)} <span class="muted">(${[...r.presets].join(', ')}; ${r.accounts} ServiceAccount${r.accounts === 1 ? '' : 's'})</span></h4><ul>${r.lines.map((l) => html`<li>${l}</li>`)}</ul></section>`,
+)}</section>`;
   const body = html`<h1>Authority</h1>${matrix}${canI}`;
   return layout({ title: 'Authority', site, depth: 1, section: 'authority', body });
 }
