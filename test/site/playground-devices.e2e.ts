@@ -170,7 +170,8 @@ describe('the playground on phones, tablets and laptops', { skip }, () => {
         await page.locator('toolyard-playground[data-state="valid"]').waitFor();
         const output = page.locator('#ty-output-pane');
         await output.getByRole('tab', { name: 'StatefulSet typed-on-a-device', exact: true }).waitFor();
-        await output.getByRole('tab', { name: 'Manifests' }).scrollIntoViewIfNeeded();
+        if (device.width < 960) await page.getByRole('button', { name: 'Go to the output ↓' }).click();
+        else assert.equal(await page.getByRole('button', { name: 'Go to the output ↓' }).isVisible(), false);
         const heading = await insideWindow(page, '#ty-output-heading');
         assert.ok(heading.inside, `the output's heading is at ${heading.box} once scrolled to`);
 

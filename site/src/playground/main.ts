@@ -199,6 +199,15 @@ class ToolyardPlayground extends HTMLElement {
       this.output,
     );
     layout.append(resizableSplit(layout, 'ty-output-pane'), outputPane);
+    // Stacked on a phone or a tablet, the output is below the editor: one tap away. (A button, not a link:
+    // the URL fragment holds the spec.)
+    const jump = h('button', { type: 'button', class: 'ty-jump' }, 'Go to the output ↓');
+    jump.addEventListener('click', () => {
+      outputPane.scrollIntoView({ block: 'start' });
+      outputPane
+        .querySelector<HTMLElement>('[role="tab"][aria-selected="true"]')
+        ?.focus({ preventScroll: true });
+    });
     this.replaceChildren(
       h(
         'div',
@@ -210,7 +219,7 @@ class ToolyardPlayground extends HTMLElement {
         copyLink,
         this.downloadReason,
       ),
-      h('div', { class: 'ty-status-line' }, this.status, this.timing),
+      h('div', { class: 'ty-status-line' }, this.status, this.timing, jump),
       this.undoNotice,
       layout,
     );
