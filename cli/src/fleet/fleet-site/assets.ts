@@ -107,7 +107,7 @@ pre{font:12.5px/1.5 ${MONO};background:var(--alt);border:1px solid var(--line);b
 .fleet-table td ul.calls{list-style:none;padding:0}
 .calls li{padding:.15rem 0;border-top:1px dashed var(--line)}
 .calls li:first-child{border-top:0}
-.rule-set h4{font-size:.95rem;margin:1rem 0 .2rem}
+.open-list h4,.rule-set h4{font-size:.95rem;margin:1rem 0 .2rem}
 .rule-set ul{margin:0;font-size:.85rem}
 #matrix tbody th{white-space:nowrap}
 .cell-label{display:none}

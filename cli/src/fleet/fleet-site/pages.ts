@@ -270,12 +270,30 @@ export function authorityPage(data: FleetData, site: string): string {
       mine.length === 0 ? html`<span class="muted">none</span>` : html`<ul class="calls">${items}</ul>`,
     )}</tr>`;
   });
-  const lists = [...openLists.values()].map(
-    (
-      l,
-    ) => html`<section id="${l.id}" class="open-list"><h3>List ${l.id.slice(5)}: ${l.cells.length} gateway${l.cells.length === 1 ? '' : 's'} that admit anyone, callable by ${l.agents} agent${l.agents === 1 ? '' : 's'}</h3>
-<ul class="calls">${l.cells.map((c) => html`<li data-open-gateway="${c.gateway}"><strong>${c.gateway}</strong> of <a href="../${agentPage(c.owner)}">${c.owner}</a>: <code>${c.serviceAccount ?? ''}</code>, ${c.preset ? html`${c.preset} in ${c.namespaces.join(', ')}` : html`<span class="muted">no Kubernetes API access</span>`}</li>`)}</ul></section>`,
+  // Every gateway that admits anyone, described once; the lists name them by link.
+  const byKey = new Map<string, FleetData['matrix'][number]>();
+  for (const list of openLists.values()) for (const c of list.cells) byKey.set(`${c.owner}/${c.gateway}`, c);
+  const openGateways = new Map(
+    [...byKey.keys()].sort().map((key, i) => [key, { id: `og-${i + 1}`, cell: byKey.get(key)! }] as const),
   );
+  const lists =
+    openLists.size === 0
+      ? ''
+      : html`<h3 id="open-gateways">Gateways that admit anyone</h3>
+<p class="muted">Their agents disable NetworkPolicies: any pod whose egress reaches them may call them.</p>
+<ul class="calls">${[...openGateways.values()].map(
+          ({ id, cell: c }) =>
+            html`<li id="${id}" data-open-gateway="${c.gateway}"><strong>${c.gateway}</strong> of <a href="../${agentPage(c.owner)}">${c.owner}</a>: <code>${c.serviceAccount ?? ''}</code>, ${c.preset ? html`${c.preset} in ${c.namespaces.join(', ')}` : html`<span class="muted">no Kubernetes API access</span>`}</li>`,
+        )}</ul>
+${[...openLists.values()].map(
+  (
+    l,
+  ) => html`<section id="${l.id}" class="open-list"><h4>List ${l.id.slice(5)}: ${l.cells.length} gateway${l.cells.length === 1 ? '' : 's'} that admit anyone, callable by ${l.agents} agent${l.agents === 1 ? '' : 's'}</h4>
+<p>${l.cells.map((c, i) => {
+    const gateway = openGateways.get(`${c.owner}/${c.gateway}`)!;
+    return html`${i > 0 ? ', ' : ''}<a href="#${gateway.id}">${c.owner}/${c.gateway}</a>`;
+  })}</p></section>`,
+)}`;
   // One row per agent listing the gateways it can call: its size grows with the calls, not with agents ×
   // gateway names (a sparse grid of every gateway name was most of the page's weight at 1,000 agents).
   const matrix = html`<section data-filter-root aria-labelledby="matrix-heading"><h2 id="matrix-heading">Which agent can call which gateway</h2>
