@@ -15,9 +15,11 @@ import { agentSchema } from '../../../../schema/src/validator.ts';
 import type { RenderedSpec } from '../../render-specs.ts';
 import type { OutputFile } from '../../write-files.ts';
 import { type FleetAgent, fleetAgent } from '../fleet-model.ts';
-import { FAVICON_SVG, FLEET_CSS, FLEET_JS, faviconIco } from './assets.ts';
+import { FLEET_CSS, FLEET_JS } from './assets.ts';
+import { authorityPage } from './authority-page.ts';
+import { FAVICON_SVG, faviconIco } from './favicon.ts';
 import { agentPage, fleetData } from './fleet-data.ts';
-import { agentPageHtml, authorityPage, catalogPage, egressPage } from './pages.ts';
+import { agentPageHtml, catalogPage, egressPage } from './pages.ts';
 
 export interface SiteOptions {
   /** Shown in every page's header and title. */
