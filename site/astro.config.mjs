@@ -40,6 +40,18 @@ export default defineConfig({
   vite: {
     ssr: { noExternal: nestedDependencies },
     environments: { prerender: { resolve: { noExternal: nestedDependencies } } },
+    build: {
+      rolldownOptions: {
+        // Astro marks an MDX page's propagated-assets module with "use astro:head-inject", which rolldown
+        // reports as a directive it may drop (withastro/astro#18087). Astro reads the marker before bundling,
+        // so the warning is noise; every other warning is still printed.
+        onwarn(warning, warn) {
+          if (warning.code === 'MODULE_LEVEL_DIRECTIVE' && warning.message.includes('astro:head-inject'))
+            return;
+          warn(warning);
+        },
+      },
+    },
   },
   integrations: [
     starlight({
@@ -47,6 +59,8 @@ export default defineConfig({
       description:
         'A governed home for containerized AI agents’ project tools on Kubernetes: one spec to backends, toolchain sidecars, MCP gateways, RBAC and NetworkPolicies.',
       customCss: ['./src/styles/site.css'],
+      // src/pages/404.astro instead: Starlight's own looks up a `404` docs entry the site does not have.
+      disable404Route: true,
       // Wrapped lines: a code block never becomes a horizontally scrolling region keyboard users cannot reach.
       expressiveCode: { defaultProps: { wrap: true } },
       lastUpdated: false,

@@ -100,8 +100,13 @@ describe('toolyard site over a fleet', () => {
     for (const file of filesUnder(out).filter((f) => f.endsWith('.html'))) {
       const htmlText = readFileSync(join(out, file), 'utf8');
       for (const [, url] of htmlText.matchAll(/(?:href|src)="([^"]*)"/g)) {
-        if (/^[a-z]+:/.test(url!) || url!.startsWith('#')) {
-          problems.push(`${file}: absolute or fragment-only link ${url}`);
+        if (url!.startsWith('#')) {
+          if (!htmlText.includes(` id="${url!.slice(1)}"`))
+            problems.push(`${file}: no element has the id of ${url}`);
+          continue;
+        }
+        if (/^[a-z]+:/.test(url!) || url!.startsWith('/')) {
+          problems.push(`${file}: absolute link ${url}`);
           continue;
         }
         const target = join(dirname(join(out, file)), url!.replace(/[?#].*$/, '').replace(/&amp;/g, '&'));
@@ -242,6 +247,47 @@ describe('toolyard site over a fleet', () => {
     // The graph draws every edge the data has.
     const page = readFileSync(join(out, 'egress/index.html'), 'utf8');
     assert.equal(page.match(/<path class="edge/g)?.length, data.egress.length);
+  });
+
+  it('names specs by relative paths only: no page, data file or manifest carries the build machine’s path', () => {
+    assert.ok(fleet.startsWith('/'), 'the fleet is outside the working directory, by an absolute path');
+    for (const file of filesUnder(out).filter((f) => /\.(html|json|yaml)$/.test(f))) {
+      const text = readFileSync(join(out, file), 'utf8');
+      assert.ok(!text.includes(temp), `${file} names ${temp}`);
+    }
+    assert.deepEqual(
+      data.agents.filter((a) => a.name === 'reviewer').map((a) => a.file),
+      ['fleet/examples/polyglot-reviewer.yaml'],
+    );
+  });
+
+  it('every page links the favicon, and /favicon.ico is a real icon', () => {
+    for (const file of filesUnder(out).filter((f) => f.endsWith('.html')))
+      assert.match(
+        readFileSync(join(out, file), 'utf8'),
+        /<link rel="icon" href="(\.\.\/)*(\.\/)?favicon\.svg"/,
+        file,
+      );
+    const ico = readFileSync(join(out, 'favicon.ico'));
+    assert.deepEqual([...ico.subarray(0, 6)], [0, 0, 1, 0, 1, 0], 'ICO header: one icon');
+    assert.equal(ico.readUInt32LE(18), 22, 'the image follows the directory');
+    assert.equal(ico.length, 22 + ico.readUInt32LE(14));
+    assert.match(readFileSync(join(out, 'favicon.svg'), 'utf8'), /^<svg /);
+  });
+
+  it('the first screen answers what the fleet can reach and who holds credentials and authority', () => {
+    const page = readFileSync(join(out, 'index.html'), 'utf8');
+    const cards = page.slice(page.indexOf('<div class="cards">'), page.indexOf('id="agents-heading"'));
+    const outside = new Set(
+      data.egress.filter((e) => !e.peer.startsWith('pods ')).map((e) => `${e.peer} ${e.ports}`),
+    );
+    assert.match(cards, new RegExp(`${outside.size} destinations? <span>outside the cluster`));
+    const open = data.egress.filter((e) => e.peer === '*').length;
+    assert.match(cards, new RegExp(`${open} pods? may reach anything`));
+    const accounts = new Set(data.authority.map((a) => `${a.agent}/${a.serviceAccount}`)).size;
+    assert.match(cards, new RegExp(`${accounts} ServiceAccounts? <span>with Kubernetes API access`));
+    assert.match(cards, /\d+ containers? <span>in \d+ agents? read \d+ secrets?/);
+    assert.match(cards, new RegExp(`${count} agents <span>in`));
   });
 
   it('the catalog lists every agent with what the filters match; bad input writes nothing', async () => {

@@ -158,6 +158,62 @@ describe('pod model and diagram', () => {
     for (const pod of model.pods) assert.match(svg, new RegExp(`data-pod="${pod.name}"`));
   });
 
+  for (const example of ['cluster-operator', 'polyglot-reviewer', 'web-infra']) {
+    it(`${example}: no arrow crosses a box, no label is cut, every line fits its box`, () => {
+      const result = render(example);
+      const svg = podDiagramSvg(podDiagramModel(result.plan, result.objects), 'd').markup;
+      assert.doesNotMatch(svg, /…/, 'a label was truncated');
+      const number = (tag: string, name: string) => Number(new RegExp(`${name}="([\\d.]+)"`).exec(tag)![1]);
+      const boxes = [...svg.matchAll(/<rect class="(tyd-pod|tyd-ext)"[^>]*>/g)].map((m) => ({
+        x: number(m[0], 'x'),
+        y: number(m[0], 'y'),
+        w: number(m[0], 'width'),
+        h: number(m[0], 'height'),
+      }));
+      assert.ok(boxes.length >= 3);
+      // Arrows are drawn as orthogonal segments: M x y, then H x / V y.
+      const segments: [number, number, number, number][] = [];
+      for (const [, d] of svg.matchAll(/<path class="tyd-(?:call|egress)" d="([^"]+)"/g)) {
+        let x = 0;
+        let y = 0;
+        for (const [, op, value] of d!.matchAll(/([MHV])([\d. -]+)/g)) {
+          const [a, b] = value!.trim().split(/\s+/).map(Number) as [number, number];
+          if (op === 'M') [x, y] = [a, b];
+          else if (op === 'H') {
+            segments.push([x, y, a, y]);
+            x = a;
+          } else {
+            segments.push([x, y, x, a]);
+            y = a;
+          }
+        }
+      }
+      assert.ok(segments.length >= 4);
+      const inside = (b: (typeof boxes)[number], x: number, y: number) =>
+        x > b.x && x < b.x + b.w && y > b.y && y < b.y + b.h;
+      for (const [x1, y1, x2, y2] of segments) {
+        for (const b of boxes) {
+          // A stub into (or out of) a box ends inside it; any other segment stays clear of the box's inside.
+          if (inside(b, x1, y1) || inside(b, x2, y2)) continue;
+          const crosses =
+            Math.max(x1, x2) > b.x &&
+            Math.min(x1, x2) < b.x + b.w &&
+            Math.max(y1, y2) > b.y &&
+            Math.min(y1, y2) < b.y + b.h;
+          assert.ok(!crosses, `segment ${x1},${y1} → ${x2},${y2} crosses the box at ${b.x},${b.y}`);
+        }
+      }
+      // Text wraps inside its box: no line runs past the right edge of the boxes (12 px mono, 13 px bold titles).
+      const right = Math.max(...boxes.map((b) => b.x + b.w));
+      for (const [, tag, line] of svg.matchAll(/<text([^>]*)>([^<]*)<\/text>/g)) {
+        if (tag!.includes('tyd-legend')) continue;
+        const advance = tag!.includes('tyd-title') ? 8.1 : 7.3;
+        const text = line!.replace(/&(quot|amp|lt|gt|#39);/g, '_');
+        assert.ok(number(tag!, 'x') + text.length * advance <= right, `runs out of its box: ${text}`);
+      }
+    });
+  }
+
   it('a StatefulSet’s claim template is a volume too', () => {
     const result = render('web-infra');
     const pod = podDiagramModel(result.plan, result.objects).pods[0]!;

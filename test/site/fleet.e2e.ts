@@ -4,7 +4,7 @@
  * each kind of page. Nothing may leave 127.0.0.1 and no page may log an error.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -26,6 +26,7 @@ import {
 } from './support.ts';
 
 const skip = browserSkipReason();
+const SCREENSHOTS = join(RESULTS, 'screenshots');
 const temp = mkdtempSync(join(tmpdir(), 'toolyard-fleet-site-'));
 const out = join(temp, 'site');
 
@@ -41,6 +42,7 @@ describe('the fleet site in Chromium', { skip }, () => {
     const io = captureIo();
     assert.equal(await siteCommand([join(temp, 'fleet'), '-o', out], io), 0, io.stderrText());
     data = JSON.parse(readFileSync(join(out, 'fleet.json'), 'utf8')) as FleetData;
+    mkdirSync(SCREENSHOTS, { recursive: true });
     server = await serveStatic(out);
     context = await launchChromium(mkdtempSync(join(tmpdir(), 'toolyard-chromium-')));
     guard = await guardContext(context);
@@ -94,22 +96,44 @@ describe('the fleet site in Chromium', { skip }, () => {
     assert.equal(await page.locator('#matrix tbody tr').count(), data.agents.length);
     const operator = page.locator('#matrix tbody tr', { hasText: 'agents/operator' });
     assert.match(
-      (await operator.locator('td[data-gateway="kubernetes"]').textContent()) ?? '',
+      (await operator.locator('[data-gateway="kubernetes"]').textContent()) ?? '',
       /can call operator-kubernetes\s*read-only in agents, apps/,
     );
     assert.match(
-      (await operator.locator('td[data-gateway="github"]').textContent()) ?? '',
+      (await operator.locator('[data-gateway="github"]').textContent()) ?? '',
       /external https:\/\/mcp\.github\.example\/mcp/,
     );
-    const calls = await page.locator('#matrix td:has-text("can call")').count();
-    assert.equal(calls, new Set(data.matrix.map((c) => `${c.agent}|${c.gateway}`)).size);
+    // An agent's own gateways in its row; the gateways of others that admit anyone in a shared list it links.
+    const own = await page.locator('#matrix [data-gateway]:has-text("can call")').count();
+    const crossing = await page
+      .locator('#matrix [data-crossing]')
+      .evaluateAll((items) => items.reduce((n, i) => n + Number(i.getAttribute('data-crossing')), 0));
+    assert.equal(own, data.matrix.filter((c) => c.owner === c.agent).length);
+    assert.equal(crossing, data.matrix.filter((c) => c.owner !== c.agent).length);
+    const link = page.locator('#matrix [data-crossing] a').first();
+    const list = page.locator(`section${(await link.getAttribute('href'))!}`);
+    assert.equal(
+      await list.locator('a[href^="#og-"]').count(),
+      Number(await page.locator('#matrix [data-crossing]').first().getAttribute('data-crossing')),
+    );
     await page.getByLabel('Search grants').fill('operator-helm');
     const grants = page.locator('#can-i tbody tr:visible');
     assert.equal(await grants.count(), 1);
+    // The row links its rule set, shown once below the table.
+    const ruleSet = page.locator(
+      `section${(await grants.locator('a[href^="#rules-"]').getAttribute('href'))!}`,
+    );
     assert.match(
-      (await grants.textContent()) ?? '',
+      (await ruleSet.textContent()) ?? '',
       /get, list, watch, create, patch, update: configmaps \(core\)/,
     );
+    // The search reads a row's rule set too: a verb on a resource finds the ServiceAccounts that have it.
+    await page.getByLabel('Search grants').fill('delete: jobs (batch)');
+    assert.ok((await grants.count()) > 0);
+    for (const href of await grants
+      .locator('a[href^="#rules-"]')
+      .evaluateAll((links) => links.map((l) => l.getAttribute('href'))))
+      assert.match((await page.locator(`section${href}`).textContent()) ?? '', /delete: jobs \(batch\)/);
     await page.screenshot({ path: join(RESULTS, 'fleet-authority.png') });
     await page.close();
   });
@@ -151,6 +175,153 @@ describe('the fleet site in Chromium', { skip }, () => {
     assert.equal(chart.status(), 200);
     await page.close();
   });
+
+  test('search finds what a row shows ("egress none"), keeps the query in ?q= and restores it on load', async () => {
+    const page = await context.newPage();
+    await page.goto(`${server.origin}/`);
+    await page.getByLabel('Search').fill('egress none');
+    await page.waitForURL(/\?q=egress(\+|%20)none$/);
+    const texts = async (selector: string) =>
+      page
+        .locator(selector)
+        .evaluateAll((rows) => rows.map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').toLowerCase()));
+    const shown = await texts('#catalog tbody tr:not([hidden])');
+    const hidden = await texts('#catalog tbody tr[hidden]');
+    assert.ok(shown.length > 0, 'no row found');
+    for (const text of shown) assert.match(text, /egress none/);
+    for (const text of hidden) assert.doesNotMatch(text, /egress none/);
+    await page.reload();
+    assert.equal(await page.getByLabel('Search').inputValue(), 'egress none');
+    assert.equal(await page.locator('#catalog tbody tr:not([hidden])').count(), shown.length);
+    assert.equal(
+      await page.locator('[data-count]').first().textContent(),
+      `${shown.length} of ${data.agents.length} agents`,
+    );
+    await page.getByLabel('Search').fill('');
+    await page.waitForURL((url) => url.search === '');
+    await page.close();
+  });
+
+  test('filtering the egress graph lays it out again: no gaps between the nodes left, a shorter graph', async () => {
+    const page = await context.newPage();
+    await page.goto(`${server.origin}/egress/`);
+    const svg = page.locator('svg.fleet-graph');
+    const before = Number(await svg.getAttribute('height'));
+    await page.locator('select[data-filter="agent"]').selectOption('reviewer');
+    const rows = await page
+      .locator('svg.fleet-graph g.node:not([hidden])')
+      .evaluateAll((nodes) =>
+        nodes.map((n) => ({ peer: n.classList.contains('peer'), top: n.getBoundingClientRect().top })),
+      );
+    for (const column of [false, true]) {
+      const tops = rows.filter((r) => r.peer === column).map((r) => r.top);
+      assert.ok(tops.length > 0);
+      for (let i = 1; i < tops.length; i++)
+        assert.ok(
+          Math.abs(tops[i]! - tops[i - 1]! - 22) < 1,
+          `a gap between rows ${i - 1} and ${i}: ${tops.join(', ')}`,
+        );
+    }
+    assert.ok(Number(await svg.getAttribute('height')) < before, 'the graph did not get shorter');
+    // Every edge left still joins its two nodes.
+    const joined = await page.locator('svg.fleet-graph path.edge:not([hidden])').evaluateAll((edges) =>
+      edges.every((edge) => {
+        const [from, to] = (edge.getAttribute('data-ends') ?? '').split(' ');
+        const a = document.querySelector(`[data-node="${from}"] rect`)!.getBoundingClientRect();
+        const b = document.querySelector(`[data-node="${to}"] rect`)!.getBoundingClientRect();
+        const path = edge.getBoundingClientRect();
+        return (
+          Math.abs(path.top - Math.min(a.top, b.top) - 7) < 4 &&
+          Math.abs(path.bottom - Math.max(a.bottom, b.bottom) + 7) < 4
+        );
+      }),
+    );
+    assert.ok(joined, 'an edge no longer joins its nodes');
+    await page.close();
+  });
+
+  test('the theme toggle switches light and dark and is kept across pages', async () => {
+    const page = await context.newPage();
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(`${server.origin}/`);
+    const toggle = page.locator('[data-theme-toggle]');
+    assert.equal(await toggle.textContent(), 'Theme: auto');
+    await toggle.click();
+    await toggle.click();
+    assert.equal(await toggle.textContent(), 'Theme: dark');
+    await page.goto(`${server.origin}/authority/`);
+    assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    assert.equal(background, 'rgb(23, 24, 28)');
+    await page.locator('[data-theme-toggle]').click();
+    assert.equal(await page.locator('html').getAttribute('data-theme'), null, 'back to auto');
+    await page.close();
+  });
+
+  for (const [width, height] of [
+    [390, 844],
+    [768, 1024],
+    [1440, 900],
+  ] as const) {
+    for (const scheme of ['light', 'dark'] as const) {
+      test(`${width}×${height} ${scheme}: every page readable — column names never narrower than their longest word, no sideways scroll, axe clean, no 404`, async () => {
+        const page = await context.newPage();
+        const missing: string[] = [];
+        page.on('response', (response) => {
+          if (response.status() >= 400) missing.push(`${response.status()} ${response.url()}`);
+        });
+        await page.setViewportSize({ width, height });
+        await page.emulateMedia({ colorScheme: scheme });
+        for (const [name, path] of [
+          ['catalog', '/'],
+          ['authority', '/authority/'],
+          ['egress', '/egress/'],
+          ['agent', '/agents/reviewer/'],
+        ] as const) {
+          await page.goto(`${server.origin}${path}`);
+          assert.equal(
+            await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth),
+            false,
+            `${path} scrolls sideways`,
+          );
+          // A column's name (a header, or the label of a cell when rows are cards) holds its longest word.
+          const narrow = await page.evaluate(() => {
+            const canvas = document.createElement('canvas').getContext('2d')!;
+            const names = Array.from(document.querySelectorAll<HTMLElement>('thead th, .cell-label')).filter(
+              // A header row kept only for screen readers (rows shown as cards) is 1 px wide: not read by eye.
+              (e) =>
+                e.checkVisibility() &&
+                e.getBoundingClientRect().width > 2 &&
+                (e.closest('thead')?.getBoundingClientRect().width ?? 3) > 2,
+            );
+            return names.flatMap((e) => {
+              const style = getComputedStyle(e);
+              canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+              const longest = Math.max(
+                ...(e.textContent ?? '').split(/\s+/).map((w: string) => canvas.measureText(w).width),
+              );
+              const room =
+                e.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+              // The line boxes of its text: more lines than words means a word was split.
+              const range = document.createRange();
+              range.selectNodeContents(e);
+              const lines = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size;
+              const words = (e.textContent ?? '').trim().split(/\s+/).length;
+              return room + 0.5 < longest || lines > words ? [`${e.textContent} (${room} < ${longest})`] : [];
+            });
+          });
+          assert.deepEqual(narrow, [], `${path}: column names narrower than a word`);
+          if (name === 'catalog' || width === 1440) {
+            await page.addScriptTag({ content: axeSource });
+            assert.deepEqual(await seriousViolations(page), [], `${path} ${scheme}`);
+          }
+          await page.screenshot({ path: join(SCREENSHOTS, `fleet-${name}-${width}-${scheme}.png`) });
+        }
+        assert.deepEqual(missing, []);
+        await page.close();
+      });
+    }
+  }
 
   for (const [name, path] of [
     ['catalog', '/'],

@@ -5,7 +5,7 @@ import { isSemver } from '../../../chart-generator/src/generate.ts';
 import { parseEpoch } from '../../../chart-generator/src/package.ts';
 import { formatSpecError } from '../../../schema/src/load.ts';
 import { count } from '../counts.ts';
-import { fleetSiteFiles, type SiteOptions } from '../fleet/fleet-site/build-site.ts';
+import { fleetSiteFiles, type SiteOptions, shownPathsBase } from '../fleet/fleet-site/build-site.ts';
 import { buildSlices } from '../fleet/fleet-site/parallel-build.ts';
 import type { Io } from '../io.ts';
 import { specFiles } from '../spec-files.ts';
@@ -61,14 +61,14 @@ export async function siteCommand(argv: readonly string[], io: Io): Promise<numb
   const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
   if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1 && jobs <= 64))
     throw new UsageError(`--jobs "${values.jobs}" is not a whole number from 1 to 64`);
-  const options: SiteOptions = {
+  let options: SiteOptions = {
     title: values.title,
     chartVersion: values['chart-version'],
     epoch,
     chartUrl: values.url,
-    relativeTo: process.cwd(),
   };
   const { files: specs, errors: pathErrors } = await specFiles(positionals);
+  options = { ...options, relativeTo: shownPathsBase(specs, process.cwd()) };
   const slices = await buildSlices(
     specs,
     options,

@@ -32,6 +32,7 @@ import {
   hoverTooltip,
   keymap,
   lineNumbers,
+  tooltips,
 } from '@codemirror/view';
 import { classHighlighter } from '@lezer/highlight';
 import { h } from './dom.ts';
@@ -92,6 +93,23 @@ const schemaHover = hoverTooltip((view, pos) => {
   };
 });
 
+/**
+ * The tooltips follow the site's theme. A theme, not the stylesheet: CodeMirror scopes its own tooltip colours
+ * under the editor's theme classes, which the tooltips (children of <body>) carry and a plain rule would lose to.
+ */
+const tooltipTheme = EditorView.theme({
+  '.cm-tooltip': {
+    backgroundColor: 'var(--sl-color-gray-6, var(--sl-color-black))',
+    color: 'var(--sl-color-white)',
+    border: '1px solid var(--sl-color-gray-4)',
+    borderRadius: '0.3rem',
+  },
+  '.cm-tooltip.cm-tooltip-autocomplete > ul > li[aria-selected]': {
+    backgroundColor: 'var(--sl-color-accent-low)',
+    color: 'var(--sl-color-white)',
+  },
+});
+
 export function createEditor(
   parent: HTMLElement,
   doc: string,
@@ -113,6 +131,10 @@ export function createEditor(
         syntaxHighlighting(classHighlighter),
         autocompletion({ override: [completionSource], icons: false }),
         schemaHover,
+        // Hover help and completion details live in <body>: the editor's box is `contain: strict` (it keeps a
+        // keystroke's layout inside it), which would clip them at its edges and pin `position: fixed` to it.
+        tooltips({ parent: document.body }),
+        tooltipTheme,
         lintGutter(),
         keymap.of([
           ...completionKeymap,

@@ -78,6 +78,10 @@ class ToolyardPlayground extends HTMLElement {
   private downloadButton!: HTMLButtonElement;
   private chartButton!: HTMLButtonElement;
   private downloadReason!: HTMLElement;
+  /** Offers to bring back the spec an example replaced. */
+  private undoNotice!: HTMLElement;
+  /** True while the page itself replaces the spec (an example, a link): not an edit of yours. */
+  private replacing = false;
 
   async connectedCallback(): Promise<void> {
     if (this.editor) return;
@@ -107,7 +111,11 @@ class ToolyardPlayground extends HTMLElement {
     this.editor = createEditor(
       this.querySelector<HTMLElement>('.ty-editor')!,
       initial,
-      () => this.scheduleRender(),
+      () => {
+        // Typing in the example that replaced your spec keeps the example: the offer to undo ends.
+        if (!this.replacing) this.undoNotice.replaceChildren();
+        this.scheduleRender();
+      },
       'ty-editor-help',
     );
     this.renderNow();
@@ -135,8 +143,9 @@ class ToolyardPlayground extends HTMLElement {
     );
     this.exampleSelect.addEventListener('change', () => {
       const example = this.examples.find((e) => e.name === this.exampleSelect.value);
-      if (example && this.editor) this.setSpecText(example.text);
+      if (example && this.editor) this.openExample(example);
     });
+    this.undoNotice = h('div', { class: 'ty-undo', role: 'status' });
     this.downloadReason = h('span', { id: 'ty-download-reason', class: 'ty-download-reason' });
     this.downloadButton = h(
       'button',
@@ -190,6 +199,15 @@ class ToolyardPlayground extends HTMLElement {
       this.output,
     );
     layout.append(resizableSplit(layout, 'ty-output-pane'), outputPane);
+    // Stacked on a phone or a tablet, the output is below the editor: one tap away. (A button, not a link:
+    // the URL fragment holds the spec.)
+    const jump = h('button', { type: 'button', class: 'ty-jump' }, 'Go to the output ↓');
+    jump.addEventListener('click', () => {
+      outputPane.scrollIntoView({ block: 'start' });
+      outputPane
+        .querySelector<HTMLElement>('[role="tab"][aria-selected="true"]')
+        ?.focus({ preventScroll: true });
+    });
     this.replaceChildren(
       h(
         'div',
@@ -201,7 +219,8 @@ class ToolyardPlayground extends HTMLElement {
         copyLink,
         this.downloadReason,
       ),
-      h('div', { class: 'ty-status-line' }, this.status, this.timing),
+      h('div', { class: 'ty-status-line' }, this.status, this.timing, jump),
+      this.undoNotice,
       layout,
     );
   }
@@ -209,7 +228,33 @@ class ToolyardPlayground extends HTMLElement {
   /** Replaces the whole spec, as picking an example does. */
   setSpecText(text: string): void {
     const editor = this.editor!;
-    editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } });
+    this.replacing = true;
+    try {
+      editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } });
+    } finally {
+      this.replacing = false;
+    }
+  }
+
+  /**
+   * Opens an example. A spec that is not an example as published (your edits, a spec from a link) is not
+   * lost: the page offers to bring it back until you type in the example (the editor's Ctrl+Z works too).
+   */
+  private openExample(example: Example): void {
+    const current = this.editor!.state.doc.toString();
+    const edited = current.trim() !== '' && !this.examples.some((e) => e.text === current);
+    this.setSpecText(example.text);
+    if (!edited) {
+      this.undoNotice.replaceChildren();
+      return;
+    }
+    const undo = h('button', { type: 'button', class: 'ty-button' }, 'Undo: bring back my spec');
+    undo.addEventListener('click', () => {
+      this.setSpecText(current);
+      this.undoNotice.replaceChildren();
+      this.editor!.focus();
+    });
+    this.undoNotice.replaceChildren(h('p', {}, `${example.file} replaced your edited spec.`), undo);
   }
 
   private scheduleRender(): void {

@@ -4,7 +4,7 @@
  * makes them), the JSON Schema, `fleet.json` (the matrix and the graph as data) and two assets.
  */
 
-import { isAbsolute, relative, sep } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { parse } from 'yaml';
 import { generateChart } from '../../../../chart-generator/src/generate.ts';
 import { type IndexEntry, indexYaml, packageChart } from '../../../../chart-generator/src/package.ts';
@@ -16,8 +16,10 @@ import type { RenderedSpec } from '../../render-specs.ts';
 import type { OutputFile } from '../../write-files.ts';
 import { type FleetAgent, fleetAgent } from '../fleet-model.ts';
 import { FLEET_CSS, FLEET_JS } from './assets.ts';
+import { authorityPage } from './authority-page.ts';
+import { FAVICON_SVG, faviconIco } from './favicon.ts';
 import { agentPage, fleetData } from './fleet-data.ts';
-import { agentPageHtml, authorityPage, catalogPage, egressPage } from './pages.ts';
+import { agentPageHtml, catalogPage, egressPage } from './pages.ts';
 
 export interface SiteOptions {
   /** Shown in every page's header and title. */
@@ -32,9 +34,24 @@ export interface SiteOptions {
 }
 
 function shownName(file: string, base: string | undefined): string {
-  if (base === undefined) return file;
-  const inside = relative(base, file);
-  return inside.startsWith('..') || isAbsolute(inside) ? file : inside.split(sep).join('/');
+  const inside = base === undefined ? file : relative(base, file);
+  if (!inside.startsWith('..') && !isAbsolute(inside)) return inside.split(sep).join('/');
+  // Never the build machine's path: a file outside the base is named by its directory and its name.
+  return file.split(sep).slice(-2).join('/');
+}
+
+/**
+ * The directory the pages name spec files from: the working directory when every spec is inside it, else the
+ * parent of the specs' common directory (`toolyard site /tmp/fleet` names `fleet/team-a/x.yaml`). Published
+ * pages never carry an absolute path of the machine that built them.
+ */
+export function shownPathsBase(files: readonly string[], cwd: string): string {
+  const absolute = files.map((f) => resolve(cwd, f));
+  if (absolute.every((f) => !relative(cwd, f).startsWith('..') && !isAbsolute(relative(cwd, f)))) return cwd;
+  let common = dirname(absolute[0] ?? cwd);
+  while (!absolute.every((f) => f.startsWith(common + sep)) && dirname(common) !== common)
+    common = dirname(common);
+  return dirname(common);
 }
 
 /** One agent's share of the site: its files, its fleet view and its chart's index entry. */
@@ -86,7 +103,7 @@ export function fleetSiteFiles(shares: readonly AgentSiteFiles[], options: SiteO
   const data = fleetData(agents);
   return [
     ...sorted.flatMap((s) => s.files),
-    { path: 'index.html', content: catalogPage(agents, options.title) },
+    { path: 'index.html', content: catalogPage(agents, data, options.title) },
     { path: 'authority/index.html', content: authorityPage(data, options.title) },
     { path: 'egress/index.html', content: egressPage(data, options.title) },
     { path: 'fleet.json', content: `${JSON.stringify(data)}\n` },
@@ -101,6 +118,8 @@ export function fleetSiteFiles(shares: readonly AgentSiteFiles[], options: SiteO
     { path: 'schema/v1alpha1/agent.json', content: `${JSON.stringify(agentSchema, null, 2)}\n` },
     { path: 'assets/fleet.css', content: FLEET_CSS },
     { path: 'assets/fleet.js', content: FLEET_JS },
+    { path: 'favicon.svg', content: FAVICON_SVG },
+    { path: 'favicon.ico', content: faviconIco() },
   ];
 }
 

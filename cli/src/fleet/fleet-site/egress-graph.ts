@@ -1,23 +1,20 @@
 /**
  * The fleet's egress graph as SVG: pods on the left (grouped by namespace and agent), the peers their
  * NetworkPolicies let them reach on the right, one edge per (pod, peer) with its ports. Each edge and node
- * carries data attributes the page's filters match (namespace, agent, peer text); the text alternative is the
- * table next to it.
+ * carries data attributes the page's filters match (namespace, agent, peer text) and the geometry its script
+ * needs to lay the graph out again without the filtered-out nodes; the text alternative is the table next to it.
  */
 import { type Html, html } from '../../../../site/src/components/html.ts';
 import type { FleetData } from './fleet-data.ts';
 
 const ROW = 22;
 const TOP = 30;
-const POD_WIDTH = 330;
-const PEER_WIDTH = 420;
-const GAP = 260;
-const CHAR = 7.2;
+const GAP = 200;
+const CHAR = 7.3;
 
-const fit = (text: string, width: number) => {
-  const max = Math.floor((width - 12) / CHAR);
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-};
+/** Wide enough for the longest label: nothing is cut. */
+const widthFor = (labels: readonly string[], least: number) =>
+  Math.max(least, Math.ceil(Math.max(0, ...labels.map((l) => l.length)) * CHAR + 14));
 
 export function egressGraphSvg(data: FleetData): Html {
   const pods = [...new Map(data.egress.map((e) => [`${e.namespace}/${e.pod}`, e])).values()].sort((a, b) =>
@@ -28,6 +25,14 @@ export function egressGraphSvg(data: FleetData): Html {
     const lb = data.peers[b] ?? b;
     return la < lb ? -1 : la > lb ? 1 : 0;
   });
+  const POD_WIDTH = widthFor(
+    pods.map((p) => `${p.namespace}/${p.pod}`),
+    200,
+  );
+  const PEER_WIDTH = widthFor(
+    peerIds.map((p) => data.peers[p] ?? p),
+    240,
+  );
   const podY = new Map(pods.map((p, i) => [`${p.namespace}/${p.pod}`, TOP + i * ROW]));
   const peerY = new Map(peerIds.map((p, i) => [p, TOP + i * ROW]));
   const peerIndex = new Map(peerIds.map((p, i) => [p, i]));
@@ -43,14 +48,14 @@ export function egressGraphSvg(data: FleetData): Html {
   });
   const podNodes = pods.map((p) => {
     const y = podY.get(`${p.namespace}/${p.pod}`)!;
-    return html`<g class="node" data-node="pod:${p.namespace}/${p.pod}"><rect x="0" y="${y}" width="${POD_WIDTH}" height="${ROW - 4}" rx="3"/><text x="6" y="${y + 13}">${fit(`${p.namespace}/${p.pod}`, POD_WIDTH)}</text><title>pod ${p.namespace}/${p.pod} (agent ${p.agent})</title></g>`;
+    return html`<g class="node" data-node="pod:${p.namespace}/${p.pod}" data-y="${y}"><rect x="0" y="${y}" width="${POD_WIDTH}" height="${ROW - 4}" rx="3"/><text x="6" y="${y + 13}">${p.namespace}/${p.pod}</text><title>pod ${p.namespace}/${p.pod} (agent ${p.agent})</title></g>`;
   });
   const peerNodes = peerIds.map((peer) => {
     const y = peerY.get(peer)!;
     const label = data.peers[peer] ?? peer;
-    return html`<g class="node peer" data-node="peer:${peerIndex.get(peer)!}"><rect x="${peerX}" y="${y}" width="${PEER_WIDTH}" height="${ROW - 4}" rx="3"/><text x="${peerX + 6}" y="${y + 13}">${fit(label, PEER_WIDTH)}</text><title>${label}: ${peer}</title></g>`;
+    return html`<g class="node peer" data-node="peer:${peerIndex.get(peer)!}" data-y="${y}"><rect x="${peerX}" y="${y}" width="${PEER_WIDTH}" height="${ROW - 4}" rx="3"/><text x="${peerX + 6}" y="${y + 13}">${label}</text><title>${label}: ${peer}</title></g>`;
   });
-  return html`<svg xmlns="http://www.w3.org/2000/svg" class="fleet-graph" role="img" aria-labelledby="egress-graph-title" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">
+  return html`<svg xmlns="http://www.w3.org/2000/svg" class="fleet-graph" data-graph data-row="${ROW}" data-top="${TOP}" data-pod-width="${POD_WIDTH}" data-peer-x="${peerX}" role="img" aria-labelledby="egress-graph-title" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">
 <title id="egress-graph-title">Egress graph: ${pods.length} pods, ${peerIds.length} destinations, ${data.egress.length} allowed connections (the table below lists them)</title>
 <text x="0" y="16" class="muted">pods</text><text x="${peerX}" y="16" class="muted">destinations their NetworkPolicies allow</text>
 ${edges}

@@ -1,19 +1,21 @@
 /**
- * The fleet site's pages, as HTML text: the catalog (with search and filters), a page per agent, the
- * authority matrix and the egress graph. Agent pages are built from the playground's components
+ * The fleet site's pages, as HTML text: the catalog (with search and filters), a page per agent and the
+ * egress graph (the authority page is authority-page.ts). Agent pages are built from the playground's components
  * (`site/src/components/`): the pod diagram, the explain tables and the RBAC tables grouped by rule set.
  * Links are relative, so the site works from any directory of any static host.
  */
 import type { ExplainReport } from '../../../../constructs/src/explain.ts';
 import type { McpClientConfigFile } from '../../../../constructs/src/mcp-client-configs.ts';
 import type { RenderResult } from '../../../../constructs/src/render.ts';
-import { type Html, html } from '../../../../site/src/components/html.ts';
+import { Html, html } from '../../../../site/src/components/html.ts';
 import { podDiagramSvg } from '../../../../site/src/components/pod-diagram.ts';
 import { podDiagramModel } from '../../../../site/src/components/pod-model.ts';
 import { podTables, serviceAccountAccess } from '../../../../site/src/components/tables.ts';
 import type { FleetAgent } from '../fleet-model.ts';
+import { THEME_BOOT } from './assets.ts';
 import { egressGraphSvg } from './egress-graph.ts';
 import { agentPage, type FleetData } from './fleet-data.ts';
+import { summaryCards } from './summary.ts';
 
 type Section = 'catalog' | 'authority' | 'egress' | 'agent';
 
@@ -34,12 +36,16 @@ export function layout(options: {
   return `<!doctype html>\n${
     html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · ${options.site}</title>
-<link rel="stylesheet" href="${root}assets/fleet.css"></head>
-<body><header class="site"><a class="brand" href="${root}">${options.site}</a>
+<meta name="color-scheme" content="light dark">
+<link rel="icon" href="${root}favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="${root}assets/fleet.css">
+<script>${new Html(THEME_BOOT)}</script></head>
+<body><header class="site"><a class="brand" href="${root}"><img src="${root}favicon.svg" alt="">${options.site}</a>
 <nav aria-label="Fleet"><ul>${NAV.map(
       (n) =>
         html`<li><a href="${root}${n.path}"${n.section === options.section ? html` aria-current="page"` : ''}>${n.label}</a></li>`,
-    )}<li><a href="${root}charts/index.yaml">Chart repository</a></li><li><a href="${root}schema/v1alpha1/agent.json">JSON Schema</a></li></ul></nav></header>
+    )}<li><a href="${root}charts/index.yaml">Chart repository</a></li><li><a href="${root}schema/v1alpha1/agent.json">JSON Schema</a></li></ul></nav>
+<button type="button" class="theme" data-theme-toggle hidden>Theme</button></header>
 <main id="main">${options.body}</main>
 <script src="${root}assets/fleet.js" defer></script></body></html>`.markup
   }\n`;
@@ -71,47 +77,73 @@ function facet(title: string, values: readonly string[]): Html {
   }</section>`;
 }
 
-function options(values: readonly string[]): Html {
+export function options(values: readonly string[]): Html {
   return html`${[...new Set(values)].sort().map((v) => html`<option value="${v}">${v}</option>`)}`;
 }
 
-export function catalogPage(agents: readonly FleetAgent[], site: string): string {
+/** A table cell that also carries its column's name, shown when the row becomes a card on a narrow screen. */
+export const labelledCell = (label: string, content: Html | string) =>
+  html`<td><span class="cell-label" aria-hidden="true">${label}</span><div>${content}</div></td>`;
+
+const CATALOG_COLUMNS = [
+  'Agent',
+  'Namespace',
+  'Labels',
+  'Backends',
+  'Toolchains',
+  'Gateways',
+  'Images',
+  'Warnings',
+];
+
+export function catalogPage(agents: readonly FleetAgent[], data: FleetData, site: string): string {
   const rows = agents.map((a) => {
+    // What the row shows, as text: the search matches exactly this (and the images and warnings listed below).
+    const shown = {
+      labels: labelsOf(a),
+      backends: a.backends.map((b) => `${b.name} (${b.type})`),
+      toolchains: a.toolchains.map((t) => `${t.name} (${t.placement}, egress ${t.egress})`),
+      gateways: a.gateways.map((g) =>
+        g.kind === 'deployed' ? `${g.name}${g.preset ? ` (${g.preset})` : ''}` : `${g.name} (external)`,
+      ),
+    };
     const search = [
       a.name,
-      a.namespace,
       a.file,
-      ...labelsOf(a),
-      ...a.backends.flatMap((b) => [b.name, b.type]),
-      ...a.toolchains.map((t) => t.name),
-      ...a.gateways.flatMap((g) => [g.name, g.url]),
+      a.namespace,
+      ...shown.labels,
+      ...shown.backends,
+      ...shown.toolchains,
+      ...shown.gateways,
+      `${a.images.length} images`,
       ...a.images,
+      `${a.warnings.length} warnings`,
       ...a.warnings,
-    ]
-      .join(' ')
-      .toLowerCase();
+    ].join(' · ');
+    const [agent, namespace, labels, backends, toolchains, gateways, images, warnings] = CATALOG_COLUMNS;
     return html`<tr data-item data-namespace="${a.namespace}" data-backend="${[...new Set(a.backends.map((b) => b.type))].join(' ')}" data-warnings="${a.warnings.length}" data-search="${search}">
-<td><a href="${agentPage(a.name)}">${a.name}</a><br><span class="muted">${a.file}</span></td>
-<td>${a.namespace}</td><td>${tags(labelsOf(a))}</td>
-<td>${tags(a.backends.map((b) => `${b.name} (${b.type})`))}</td>
-<td>${tags(a.toolchains.map((t) => `${t.name} (${t.placement}, egress ${t.egress})`))}</td>
-<td>${tags(a.gateways.map((g) => (g.kind === 'deployed' ? `${g.name}${g.preset ? ` (${g.preset})` : ''}` : `${g.name} (external)`)))}</td>
-<td>${a.images.length}</td>
-<td>${a.warnings.length > 0 ? html`<span class="warn">${a.warnings.length}</span>` : '0'}</td></tr>`;
+${labelledCell(agent!, html`<a href="${agentPage(a.name)}">${a.name}</a><br><span class="muted">${a.file}</span>`)}
+${labelledCell(namespace!, a.namespace)}${labelledCell(labels!, tags(shown.labels))}
+${labelledCell(backends!, tags(shown.backends))}
+${labelledCell(toolchains!, tags(shown.toolchains))}
+${labelledCell(gateways!, tags(shown.gateways))}
+${labelledCell(images!, String(a.images.length))}
+${labelledCell(warnings!, a.warnings.length > 0 ? html`<span class="warn">${a.warnings.length}</span>` : '0')}</tr>`;
   });
   const warnings = agents.flatMap((a) => a.warnings.map((w) => ({ agent: a.name, warning: w })));
   const body = html`<h1>Fleet catalog</h1>
-<p>${agents.length} agent${agents.length === 1 ? '' : 's'} in ${new Set(agents.map((a) => a.namespace)).size} namespace${new Set(agents.map((a) => a.namespace)).size === 1 ? '' : 's'}, rendered by toolyard from the specs of this repository.</p>
+<p class="lead">What this repository's agents can reach, who holds credentials and authority, rendered by toolyard from its specs: the same renderer as <code>toolyard synth</code>.</p>
+${summaryCards(agents, data)}
 <section data-filter-root aria-labelledby="agents-heading"><h2 id="agents-heading">Agents</h2>
 <form class="filters" role="search" onsubmit="return false">
-<label>Search <input type="search" data-filter="search" placeholder="name, label, image, gateway…"></label>
+<label>Search <input type="search" data-filter="search" data-url placeholder="anything a row shows: egress none, claude, team=…"></label>
 <label>Namespace <select data-filter="namespace"><option value="">all</option>${options(agents.map((a) => a.namespace))}</select></label>
 <label>Backend type <select data-filter="backend"><option value="">all</option>${options(agents.flatMap((a) => a.backends.map((b) => b.type)))}</select></label>
 <label>Warnings <select data-filter="warnings"><option value="">any</option><option value="yes">with warnings</option><option value="no">without</option></select></label>
 </form>
 <p class="count" data-count="agents" aria-live="polite">${agents.length} agents</p>
-<div class="ty-scroll" role="region" tabindex="0" aria-label="Agents"><table class="fleet-table" id="catalog">
-<thead><tr><th scope="col">Agent</th><th scope="col">Namespace</th><th scope="col">Labels</th><th scope="col">Backends</th><th scope="col">Toolchains</th><th scope="col">Gateways</th><th scope="col">Images</th><th scope="col">Warnings</th></tr></thead>
+<div class="ty-scroll" role="region" tabindex="0" aria-label="Agents"><table class="fleet-table stack" id="catalog">
+<thead><tr>${CATALOG_COLUMNS.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
 <tbody>${rows}</tbody></table></div></section>
 <h2>Across the fleet</h2>
 <div class="facets">
@@ -137,7 +169,7 @@ ${facet(
   agents.flatMap((a) => a.images),
 )}
 </div>
-<h2>Warnings (${warnings.length})</h2>
+<h2 id="warnings">Warnings (${warnings.length})</h2>
 ${
   warnings.length === 0
     ? html`<p>No agent has a warning.</p>`
@@ -161,7 +193,7 @@ export function agentPageHtml(input: AgentPageInput, site: string): string {
   const diagram = podDiagramSvg(podDiagramModel(rendered.plan, rendered.objects), 'pods');
   const body = html`<p><a href="../../">Catalog</a> › ${a.namespace}</p>
 <h1>Agent ${a.name}</h1>
-<dl>
+<dl class="facts">
 <dt>Namespace</dt><dd><code>${a.namespace}</code></dd>
 <dt>Spec</dt><dd><code>${a.file}</code></dd>
 <dt>Labels</dt><dd>${tags(labelsOf(a))}</dd>
@@ -191,72 +223,6 @@ ${
   return layout({ title: `Agent ${a.name}`, site, depth: 2, section: 'agent', body });
 }
 
-export function authorityPage(data: FleetData, site: string): string {
-  const byAgent = new Map<string, FleetData['matrix'][number][]>();
-  for (const cell of data.matrix) byAgent.set(cell.agent, [...(byAgent.get(cell.agent) ?? []), cell]);
-  const one = (c: FleetData['matrix'][number]) => {
-    if (c.kind === 'external')
-      return html`<span class="yes">can call</span> <span class="muted">external ${c.url}</span>`;
-    const what = c.preset
-      ? html`${c.preset} in ${c.namespaces.join(', ')}`
-      : html`<span class="muted">no Kubernetes API access</span>`;
-    if (c.owner !== c.agent)
-      return html`<span class="warn">can call ${c.owner}'s</span> <code>${c.serviceAccount ?? ''}</code> (it admits anyone: NetworkPolicies disabled)<br>${what}`;
-    return html`<span class="yes">can call</span> <code>${c.serviceAccount ?? ''}</code><br>${what}`;
-  };
-  const cell = (cells: readonly FleetData['matrix'][number][]) =>
-    cells.length === 0
-      ? html`<span class="muted">—</span>`
-      : html`${cells.map((c, i) => html`${i > 0 ? html`<hr>` : ''}${one(c)}`)}`;
-  const crossing = data.matrix.filter((c) => c.owner !== c.agent).length;
-  const matrix = html`<section data-filter-root aria-labelledby="matrix-heading"><h2 id="matrix-heading">Which agent can call which gateway</h2>
-<p>A gateway's NetworkPolicy admits the agent that references it and no one else; a gateway whose agent disables NetworkPolicies admits anyone whose egress reaches it. Columns are gateway names across the fleet. ${
-    crossing > 0
-      ? html`<strong class="warn">${crossing} agent–gateway pair${crossing === 1 ? '' : 's'} cross agents.</strong>`
-      : 'No agent can call another agent’s gateway.'
-  }</p>
-<form class="filters" role="search" onsubmit="return false"><label>Search agents <input type="search" data-filter="search" placeholder="agent or namespace"></label>
-<label>Namespace <select data-filter="namespace"><option value="">all</option>${options(data.agents.map((a) => a.namespace))}</select></label></form>
-<p class="count" data-count="agents" aria-live="polite">${data.agents.length} agents</p>
-<div class="ty-scroll" role="region" tabindex="0" aria-label="Authority matrix"><table class="fleet-table" id="matrix">
-<caption>Agents (rows) and the gateways they can call (columns)</caption>
-<thead><tr><th scope="col">Agent</th>${data.gateways.map((g) => html`<th scope="col">${g}</th>`)}</tr></thead>
-<tbody>${data.agents.map((a) => {
-    const mine = byAgent.get(a.name) ?? [];
-    return html`<tr data-item data-namespace="${a.namespace}" data-search="${`${a.namespace}/${a.name}`.toLowerCase()}"><th scope="row"><a href="../${a.page}">${a.namespace}/${a.name}</a></th>${data.gateways.map((g) => html`<td data-gateway="${g}">${cell(mine.filter((c) => c.gateway === g))}</td>`)}</tr>`;
-  })}</tbody></table></div></section>`;
-  // kubectl auth can-i, per ServiceAccount and namespace: the verbs on each resource.
-  const accounts = data.authority.map((a) => {
-    const grants = new Map<string, string[]>();
-    for (const can of a.can) {
-      const [verb = '', target = ''] = can.split(' ');
-      const dot = target.indexOf('.');
-      const resource = dot < 0 ? `${target} (core)` : `${target.slice(0, dot)} (${target.slice(dot + 1)})`;
-      grants.set(resource, [...(grants.get(resource) ?? []), verb]);
-    }
-    return { agent: a.agent, sa: a.serviceAccount, namespace: a.namespace, grants };
-  });
-  const agentNamespace = new Map(data.agents.map((a) => [a.name, a.namespace]));
-  const canI = html`<section data-filter-root aria-labelledby="can-i-heading"><h2 id="can-i-heading">What each ServiceAccount can do, where</h2>
-<p>As <code>kubectl auth can-i --list --as=system:serviceaccount:&lt;namespace&gt;:&lt;name&gt; -n &lt;namespace&gt;</code> would answer it, from the Roles and RoleBindings toolyard renders. A ServiceAccount that is not listed can do nothing in the Kubernetes API; no agent pod mounts a token unless its spec sets <code>rbac.preset</code>.</p>
-<form class="filters" role="search" onsubmit="return false"><label>Search grants <input type="search" data-filter="search" placeholder="ServiceAccount, namespace, verb, resource"></label></form>
-<p class="count" data-count="grants" aria-live="polite">${accounts.length} grants</p>
-<div class="ty-scroll" role="region" tabindex="0" aria-label="ServiceAccount grants"><table class="fleet-table" id="can-i">
-<thead><tr><th scope="col">ServiceAccount</th><th scope="col">In namespace</th><th scope="col">Can (verbs on resources)</th></tr></thead>
-<tbody>${accounts.map((a) => {
-    const byVerbs = new Map<string, string[]>();
-    for (const [resource, verbs] of a.grants) {
-      const key = verbs.join(', ');
-      byVerbs.set(key, [...(byVerbs.get(key) ?? []), resource]);
-    }
-    const lines = [...byVerbs].map(([verbs, resources]) => `${verbs}: ${resources.sort().join(', ')}`);
-    const ns = agentNamespace.get(a.agent) ?? '';
-    return html`<tr data-item data-search="${`${ns}/${a.sa} ${a.namespace} ${lines.join(' ')}`.toLowerCase()}"><th scope="row"><code>${ns}/${a.sa}</code><br><span class="muted">agent <a href="../${agentPage(a.agent)}">${a.agent}</a></span></th><td><code>${a.namespace}</code></td><td><ul>${lines.map((l) => html`<li>${l}</li>`)}</ul></td></tr>`;
-  })}</tbody></table></div></section>`;
-  const body = html`<h1>Authority</h1>${matrix}${canI}`;
-  return layout({ title: 'Authority', site, depth: 1, section: 'authority', body });
-}
-
 export function egressPage(data: FleetData, site: string): string {
   const open = data.egress.filter((e) => e.peer === '*');
   const body = html`<h1>Egress</h1>
@@ -269,7 +235,7 @@ export function egressPage(data: FleetData, site: string): string {
 <form class="filters" role="search" onsubmit="return false">
 <label>Namespace <select data-filter="namespace"><option value="">all</option>${options(data.agents.map((a) => a.namespace))}</select></label>
 <label>Agent <select data-filter="agent"><option value="">all</option>${options(data.agents.map((a) => a.name))}</select></label>
-<label>Destination or pod <input type="search" data-filter="search" placeholder="0.0.0.0/0, 443, kube-dns, gateway…"></label>
+<label>Destination or pod <input type="search" data-filter="search" data-url placeholder="0.0.0.0/0, 443, kube-dns, gateway…"></label>
 </form>
 <p class="count" data-count="connections" aria-live="polite">${data.egress.length} connections</p>
 <div class="diagram" role="region" tabindex="0" aria-label="Egress graph">${egressGraphSvg(data)}</div>
