@@ -75,7 +75,11 @@ function network(agent: ToolyardAgent) {
 }
 
 const inPod = (t: Toolchain) => t.placement === 'pod';
-const posture = (t: Toolchain) => t.network?.egress ?? 'none';
+/** The pod-level posture with the broker off: egress by name falls back to `registries` (CIDR rules). */
+const posture = (t: Toolchain) => {
+  const egress = t.network?.egress ?? 'none';
+  return typeof egress === 'string' ? egress : 'registries';
+};
 
 /** What a toolchain's own pod may reach: exactly its declared posture. */
 function expectedToolchainPod(agent: ToolyardAgent, toolchain: Toolchain): string[] {
