@@ -335,23 +335,7 @@ export interface BackendNetwork {
   /**
    * `none`: only its model route and gateways. `{ hosts, ecosystems }`: those names too. `open`: any public host on the broker's `egressPorts`.
    */
-  egress?: ('none' | 'open') | NamedEgress;
-}
-/**
- * Egress by name, through the broker's CONNECT proxy with this container's own token: the listed hosts and the hosts of the listed ecosystems (docs/broker.md has the table), on the broker's `egressPorts` unless a host says otherwise.
- *
- * This interface was referenced by `ToolyardAgent`'s JSON-Schema
- * via the `definition` "NamedEgress".
- */
-export interface NamedEgress {
-  /**
-   * DNS names (`api.github.com`), or `*.` and a name for its subdomains (`*.example.com`, not `example.com` itself), optionally with `:port`. Lower case; no IP literals; no pattern over a whole top-level domain.
-   */
-  hosts?: string[];
-  /**
-   * Named package ecosystems, each a fixed list of hosts: `npm`, `pypi`, `crates`, `rustup`, `go`, `terraform`, `helm`, `maven`, `gradle`, `rubygems`, `nuget`, `github`, `dockerhub`, `ghcr`.
-   */
-  ecosystems?: string[];
+  egress?: 'none' | 'open' | NamedEgress;
 }
 /**
  * A project execution environment running the toolchain server in any language image: a sidecar in the agent pod (MCP on `http://127.0.0.1:<port>/mcp`), or with `placement: pod` its own pod behind its own NetworkPolicy (MCP at its Service).
@@ -467,7 +451,7 @@ export interface ToolchainNetwork {
   /**
    * `none`: no egress (with `placement: pod` not even DNS). `{ hosts, ecosystems }`: those names, through the broker. `open`: any public host on the broker's `egressPorts` (any destination with `broker.enabled: false`). `registries` (deprecated, warns): the ecosystems of this toolchain's presets (with `broker.enabled: false`: `networkPolicy.registryEgress`).
    */
-  egress?: ('none' | 'registries' | 'open') | NamedEgress;
+  egress?: 'none' | 'registries' | 'open' | NamedEgress;
 }
 /**
  * Plain environment variables for the toolchain (visible to the server; children see only the server's allowlist).
@@ -984,4 +968,20 @@ export interface ClaimWorkspace {
    * An existing claim (`claimName`) or a new claim (`storage`: a claim template that renders a StatefulSet, or one shared PersistentVolumeClaim when a toolchain has `placement: pod`).
    */
   persistentVolumeClaim: ExistingClaim | ClaimTemplate;
+}
+/**
+ * Egress by name, through the broker's CONNECT proxy with this container's own token: the listed hosts and the hosts of the listed ecosystems (docs/broker.md has the table), on the broker's `egressPorts` unless a host says otherwise.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "NamedEgress".
+ */
+export interface NamedEgress {
+  /**
+   * DNS names (`api.github.com`), or `*.` and a name for its subdomains (`*.example.com`, not `example.com` itself), optionally with `:port`. Lower case; no IP literals; no pattern over a whole top-level domain.
+   */
+  hosts?: string[];
+  /**
+   * Named package ecosystems, each a fixed list of hosts: `npm`, `pypi`, `crates`, `rustup`, `go`, `terraform`, `helm`, `maven`, `gradle`, `rubygems`, `nuget`, `github`, `dockerhub`, `ghcr`.
+   */
+  ecosystems?: string[];
 }
