@@ -125,7 +125,7 @@ function atoms(grant: EgressGrant, namespace: string, ownPods: ReadonlyMap<strin
     case 'internet':
       return to.blocks.flatMap((b) =>
         each(
-          `ipBlock ${b.cidr}${b.except.length > 0 ? ` except ${b.except.join(',')}` : ''}`,
+          `ipBlock ${b.cidr}${b.except.length > 0 ? ` except ${b.except.join('|')}` : ''}`,
           `${b.cidr} (public)`,
         ),
       );
