@@ -15,7 +15,21 @@ describe('egress ecosystems', () => {
     const begin = text.indexOf('\n', text.indexOf('<!-- ecosystems:begin'));
     const end = text.indexOf('<!-- ecosystems:end -->');
     assert.ok(begin > 0 && end > begin, 'docs/broker.md has the ecosystems markers');
-    assert.equal(text.slice(begin + 1, end), ecosystemsMarkdownTable());
+    // Compared cell by cell: the formatter pads Markdown tables (biome format).
+    const normalize = (markdown: string) =>
+      markdown
+        .trim()
+        .split('\n')
+        .map((line) =>
+          line.startsWith('|')
+            ? line
+                .split('|')
+                .map((cell) => cell.trim().replace(/^-{3,}$/, '---'))
+                .join('|')
+            : line,
+        )
+        .join('\n');
+    assert.equal(normalize(text.slice(begin + 1, end)), normalize(ecosystemsMarkdownTable()));
   });
 
   it("the schema's description of ecosystems names exactly the table's ecosystems", () => {
