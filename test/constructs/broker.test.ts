@@ -205,7 +205,7 @@ describe('Broker', () => {
       url: BROKER,
       user: 'toolchain-rust',
       tokenFile: '/etc/toolyard/broker/token',
-      noProxy: ['localhost', '127.0.0.1', '::1', 'tiny-broker.agents.svc', '.agents.svc'],
+      noProxy: ['localhost', '127.0.0.1', '::1', 'tiny-broker.agents.svc', '.svc', '.cluster.local'],
     });
     assert.ok(parseToolchainServerConfig(config).ok);
     const pod = podSpecOf(objects, 'tiny');
@@ -239,7 +239,7 @@ describe('Broker', () => {
     const proxy = `http://claude:$(TOOLYARD_BROKER_TOKEN)@tiny-broker.agents.svc:8480`;
     for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'])
       assert.equal(value(name), proxy);
-    assert.equal(value('NO_PROXY'), 'localhost,127.0.0.1,::1,tiny-broker.agents.svc,.agents.svc');
+    assert.equal(value('NO_PROXY'), 'localhost,127.0.0.1,::1,tiny-broker.agents.svc,.svc,.cluster.local');
     // $(VAR) expands only from variables defined earlier in the list.
     const tokenAt = env.findIndex((e) => e.name === 'TOOLYARD_BROKER_TOKEN');
     assert.ok(tokenAt >= 0 && tokenAt < env.findIndex((e) => e.name === 'HTTPS_PROXY'));
