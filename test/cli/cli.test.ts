@@ -320,7 +320,7 @@ describe('toolyard explain', () => {
     assert.match(stdout, /runs as: /);
     assert.match(
       stdout,
-      /runs in: its own pod reviewer-toolchain-rust at http:\/\/reviewer-toolchain-rust\.agents\.svc:8702\/mcp, egress exactly none/,
+      /runs in: its own pod reviewer-toolchain-rust at http:\/\/reviewer-toolchain-rust\.agents\.svc:8702\/mcp, egress by name through the broker: none/,
     );
   });
 
