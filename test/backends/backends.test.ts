@@ -236,6 +236,10 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
       metadata: { name: AGENT, namespace: NAMESPACE },
       spec: {
         workspace: { mountPath: WORKSPACE },
+        // The pre-broker shape: keys in the backends, model APIs called directly. The broker's own end-to-end
+        // proof (real CLIs through the real broker) is test/broker/ (branch broker-e2e).
+        broker: { enabled: false },
+        acknowledgedWarnings: [{ warning: 'broker-disabled', reason: 'calls the fake model APIs directly' }],
         backends: [
           {
             name: 'claude',

@@ -6,6 +6,7 @@
  */
 import {
   describeDestination,
+  describeHost,
   describePorts,
   type EgressGrant,
 } from '../../../constructs/src/effective-egress.ts';
@@ -88,6 +89,13 @@ export interface FleetAgent {
   readonly mcpServers: Readonly<Record<string, readonly string[]>>;
   /** Per container (`<pod key> / <container>`), the credentials it can read. */
   readonly credentials: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Per container (`<pod key> / <container>`), what it may reach through the broker by name: `route <name> →
+   * <upstream>`, `host <host>:<ports>`, `any public host on <ports>`. Empty with the broker off.
+   */
+  readonly egressByName: Readonly<Record<string, readonly string[]>>;
+  /** The Secret of the broker's per-container tokens (broker on): tokens that grant only `egressByName`. */
+  readonly brokerTokensSecret?: string;
   readonly authority: readonly AuthorityGrant[];
   readonly pods: readonly FleetPod[];
   /** Rendered objects by `Kind namespace/name`, with their JSON to compare (empty without `objectJson`). */
@@ -114,6 +122,18 @@ function atoms(grant: EgressGrant, namespace: string, ownPods: ReadonlyMap<strin
       return each('*', 'anywhere');
     case 'cidrs':
       return to.cidrs.flatMap((cidr) => each(`ipBlock ${cidr}`, cidr));
+    case 'internet':
+      return to.blocks.flatMap((b) =>
+        each(
+          `ipBlock ${b.cidr}${b.except.length > 0 ? ` except ${b.except.join('|')}` : ''}`,
+          `${b.cidr} (public)`,
+        ),
+      );
+    case 'broker': {
+      const peer = inNamespace(namespace, to.podLabels);
+      const own = ownPods.get(to.broker);
+      return each(peer, `broker pods ${namespace}/${to.broker}`, own ? `own ${own}` : peer);
+    }
     case 'dns':
       return each(inNamespace(to.namespace, to.podLabels), describeDestination(to));
     case 'gateway':
@@ -154,6 +174,7 @@ export function fleetAgent(
   const ownPods = new Map<string, string>([[plan.names.workload, 'agent']]);
   for (const t of podToolchains(plan)) ownPods.set(t.pod.objectName, `toolchain ${t.name}`);
   for (const g of deployedGateways(plan)) ownPods.set(g.objectName, `gateway ${g.name}`);
+  if (plan.broker.enabled) ownPods.set(plan.broker.objectName, 'broker');
   const accounts = new Map<string, string>([[plan.names.serviceAccount, 'agent']]);
   for (const t of podToolchains(plan)) accounts.set(t.pod.objectName, `toolchain ${t.name}`);
   for (const g of deployedGateways(plan)) accounts.set(g.objectName, `gateway ${g.name}`);
@@ -226,6 +247,14 @@ export function fleetAgent(
     }
   }
 
+  const egressByName: Record<string, string[]> = {};
+  for (const c of explain.broker?.egress ?? [])
+    egressByName[`${ownPods.get(c.pod) ?? c.pod} / ${c.container}`] = [
+      ...c.routes.map((r) => `route ${r.name} → ${r.upstream}`),
+      ...c.hosts.map((h) => `host ${describeHost(h)}`),
+      ...(c.openPorts.length > 0 ? [`any public host on ${c.openPorts.join(', ')}`] : []),
+    ];
+
   const servers = mcpServerEntries(plan).map((s) => `${s.name} ${s.url}`);
   const mcpServers: Record<string, string[]> = {};
   for (const b of plan.backends) mcpServers[b.name] = servers;
@@ -240,7 +269,7 @@ export function fleetAgent(
       name: t.name,
       placement: t.placement,
       image: t.image.reference,
-      egress: t.egress,
+      egress: t.namedEgress.kind === 'named' && !t.namedEgress.fromRegistriesAlias ? 'by name' : t.egress,
     })),
     gateways: plan.gateways.map((g) =>
       g.kind === 'deployed'
@@ -261,6 +290,8 @@ export function fleetAgent(
     warnings: rendered.warnings.map((w) => `${w.path}: ${w.message}`),
     mcpServers,
     credentials,
+    egressByName,
+    ...(explain.broker ? { brokerTokensSecret: explain.broker.tokensSecret } : {}),
     authority,
     pods,
     // Each object's JSON is what a diff compares (equal JSON, equal YAML); a site needs only the ids.
