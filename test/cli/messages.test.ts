@@ -215,15 +215,16 @@ describe('did you mean: what users type instead', () => {
 });
 
 describe('validate is the CI gate', () => {
-  const operator = example('cluster-operator');
-  const unacknowledged = operator.slice(0, operator.indexOf('  acknowledgedWarnings:'));
+  // With the broker off, a spec renders with the broker-disabled warning (the examples have none).
+  const unacknowledged = `${example('web-infra')}  broker:\n    enabled: false\n`;
+  const acknowledged = `${unacknowledged}  acknowledgedWarnings:\n    - warning: broker-disabled\n      reason: a cluster without the broker image yet\n`;
   const stale = `${example('web-infra')}  acknowledgedWarnings:\n    - warning: shared-egress\n      toolchain: node\n      reason: was shared once\n`;
 
   it('prints the warnings synth prints, and passes without --strict', async () => {
     const spec = file(unacknowledged);
     const validate = await run('validate', spec);
     assert.equal(validate.code, 0);
-    assert.match(validate.stdout, /agent "operator" is valid, 1 warning$/);
+    assert.match(validate.stdout, /agent "web-infra" is valid, 1 warning$/);
     const synth = await run('synth', spec, '--stdout');
     const warnings = (text: string) => text.split('\n').filter((l) => l.startsWith('warning: '));
     assert.equal(warnings(validate.stderr).length, 1);
@@ -235,7 +236,7 @@ describe('validate is the CI gate', () => {
     assert.equal(code, 1);
     assert.match(
       stderr,
-      /^warning: .*spec\.yaml:\d+: \/spec\/toolchains\/0\/network\/egress: toolchain "helm"/m,
+      /^warning: .*spec\.yaml:\d+: \/spec\/broker\/enabled: the broker is disabled/m,
     );
     assert.match(
       stderr,
@@ -244,10 +245,10 @@ describe('validate is the CI gate', () => {
   });
 
   it('--strict passes a warning the spec acknowledges', async () => {
-    const { code, stdout, stderr } = await run('validate', '--strict', file(operator));
+    const { code, stdout, stderr } = await run('validate', '--strict', file(acknowledged));
     assert.equal(code, 0, stderr);
     assert.equal(stderr, '');
-    assert.match(stdout, /agent "operator" is valid, no warnings \(1 acknowledged warning\)$/);
+    assert.match(stdout, /agent "web-infra" is valid, no warnings \(1 acknowledged warning\)$/);
   });
 
   it('--strict fails on a stale acknowledgement', async () => {

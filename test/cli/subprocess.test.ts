@@ -42,7 +42,7 @@ describe('cli/bin/toolyard.js as a subprocess', () => {
     assert.equal(validate.code, 1);
     assert.match(
       validate.stderr,
-      /port-out-of-range\.yaml:15: \/spec\/toolchains\/0\/port: must be <= 65535/,
+      /port-out-of-range\.yaml:16: \/spec\/toolchains\/0\/port: must be <= 65535/,
     );
     const synth = toolyard('synth', join(REPO_ROOT, 'examples', 'polyglot-reviewer.yaml'), bad, '-o', 'out');
     assert.equal(synth.code, 1);

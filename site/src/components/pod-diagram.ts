@@ -46,12 +46,42 @@ text{fill:var(--tyd-text,#1f2328);font:12px ui-monospace,SFMono-Regular,Menlo,Co
 .tyd-dot{fill:var(--tyd-call,#0969da)}
 `;
 
-/** Splits text into lines of at most `width` px, at spaces (after `, ` and ` · ` first); never cuts a word. */
+/**
+ * A word longer than a line (a URL, a long host name) in pieces of at most `max` characters, each ending after a
+ * `/`, `.`, `:` or `-` where one falls in the second half of the piece, else cut at `max`.
+ */
+function breakLongWord(word: string, max: number): string[] {
+  const pieces: string[] = [];
+  let rest = word;
+  while (rest.length > max) {
+    let cut = -1;
+    for (let i = max; i > max / 2; i--) {
+      if ('/.:-'.includes(rest[i - 1]!)) {
+        cut = i;
+        break;
+      }
+    }
+    if (cut < 0) cut = max;
+    pieces.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  if (rest !== '') pieces.push(rest);
+  return pieces;
+}
+
+/**
+ * Splits text into lines of at most `width` px, at spaces (after `, ` and ` · ` first); a word longer than a
+ * whole line (a URL) is broken after its `/`, `.`, `:` or `-`, so nothing runs out of its box.
+ */
 export function wrapText(text: string, width: number, char = CHAR): string[] {
   const max = Math.max(8, Math.floor(width / char));
   const lines: string[] = [];
   let line = '';
-  for (const word of text.split(' ')) {
+  // Continuation lines are indented by two spaces, so a piece of a long word is kept two shorter.
+  const words = text
+    .split(' ')
+    .flatMap((word) => (word.length > max - 2 ? breakLongWord(word, max - 2) : [word]));
+  for (const word of words) {
     const next = line === '' ? word : `${line} ${word}`;
     if (next.length <= max || line === '') line = next;
     else {
