@@ -14,6 +14,7 @@
  * Kept free of Node APIs so the renderer can bundle it for the browser.
  */
 import { z } from 'zod';
+import { parseCidr } from './addresses.ts';
 
 const port = z.number().int().min(1).max(65535);
 const absolutePath = z.string().startsWith('/', 'must be an absolute path');
@@ -173,6 +174,14 @@ export const brokerConfigSchema = z
           code: 'custom',
           path: ['routes', i, 'upstream'],
           message: 'must be an origin with an optional path: no query, fragment or user info',
+        });
+    });
+    config.deniedCidrs.forEach((text, i) => {
+      if (!parseCidr(text))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['deniedCidrs', i],
+          message: `"${text}" is not a CIDR range (a.b.c.d/n or an IPv6 prefix, no host bits set)`,
         });
     });
     const callerNames = new Set<string>();
