@@ -153,9 +153,10 @@ export function buildBroker(config: BrokerConfig, options: BuildBrokerOptions = 
   proxy.maxConnections = config.limits.maxConnections;
   proxy.timeout = 0;
   guardSilentConnections(proxy, timeouts.headersMs);
-  proxy.on('connect', (request: IncomingMessage, socket: Socket, head: Buffer) =>
-    handleConnect(ctx, request, socket, head),
-  );
+  proxy.on('connect', (request: IncomingMessage, socket: Socket, head: Buffer) => {
+    socket.setTimeout(0);
+    handleConnect(ctx, request, socket, head);
+  });
   proxy.on('upgrade', (request: IncomingMessage, socket: Socket) => {
     const started = ctx.now();
     const error = new BrokerError(

@@ -4,7 +4,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
-import { type AuditRecord, hashSession, type LogSink, stdoutSink } from './audit.ts';
+import { type LogSink, stdoutSink } from '../kit/audit-sink.ts';
+import { type AuditRecord, hashSession } from './audit.ts';
 import type { ToolchainServerConfig } from './config.ts';
 import { ToolError } from './errors.ts';
 import { Limiter } from './limiter.ts';
@@ -361,8 +362,8 @@ export class Toolchain {
     audit.truncated = result.truncated;
     audit.timedOut = result.timedOut;
     audit.cancelled = result.cancelled;
-    if (result.truncated) this.metrics.truncations++;
-    if (result.timedOut) this.metrics.timeouts++;
+    if (result.truncated) this.metrics.truncations.inc();
+    if (result.timedOut) this.metrics.timeouts.inc();
     if (result.cancelled) {
       audit.decision = 'error';
       audit.code = 'TOOLYARD_CANCELLED';
