@@ -33,7 +33,7 @@ import { type LogSink, stdoutSink } from '../kit/audit-sink.ts';
 import { allowedHostnames } from '../kit/host.ts';
 import { EXPOSITION_CONTENT_TYPE } from '../kit/metrics.ts';
 import { guardSilentConnections, HTTP_TIMEOUTS, serverOptions } from '../kit/timeouts.ts';
-import { readTokenFile, TokenSet } from '../kit/token-file.ts';
+import { TokenSet } from '../kit/token-file.ts';
 import { parseCidrs } from './addresses.ts';
 import type { BrokerConfig } from './config.ts';
 import { handleConnect } from './connect.ts';
@@ -41,13 +41,9 @@ import { type BrokerContext, finish, type Resolver } from './context.ts';
 import { BrokerError } from './errors.ts';
 import { BrokerMetrics } from './metrics.ts';
 import { handleRoute, sendError } from './routes.ts';
+import { applySecrets, type BrokerSecrets, readSecrets } from './secrets.ts';
 
-export interface BrokerSecrets {
-  /** Caller name → broker token. */
-  readonly callerTokens: Readonly<Record<string, string>>;
-  /** Route name → the route's key (without the credential prefix). */
-  readonly routeKeys: Readonly<Record<string, string>>;
-}
+export type { BrokerSecrets } from './secrets.ts';
 
 export interface BuildBrokerOptions {
   readonly log?: LogSink;
@@ -74,46 +70,6 @@ export interface Broker {
 /** Default resolver: every address of the name, asked as a fully qualified name so no search domain applies. */
 export const systemResolver: Resolver = async (hostname) =>
   lookup(hostname.endsWith('.') ? hostname : `${hostname}.`, { all: true, order: 'verbatim' });
-
-/** Reads every caller token and route key the config names; errors name the config field and the file. */
-export function readSecrets(config: BrokerConfig): BrokerSecrets {
-  const callerTokens: Record<string, string> = {};
-  config.callers.forEach((caller, i) => {
-    callerTokens[caller.name] = readTokenFile(caller.tokenFile, `/callers/${i}/tokenFile`);
-  });
-  const routeKeys: Record<string, string> = {};
-  config.routes.forEach((route, i) => {
-    if (route.credential)
-      routeKeys[route.name] = readTokenFile(route.credential.file, `/routes/${i}/credential/file`);
-  });
-  const seen = new Map<string, string>();
-  for (const [name, token] of Object.entries(callerTokens)) {
-    const other = seen.get(token);
-    if (other)
-      throw new Error(`callers "${other}" and "${name}" have the same broker token; each needs its own`);
-    seen.set(token, name);
-  }
-  return { callerTokens, routeKeys };
-}
-
-function applySecrets(ctx: BrokerContext, secrets: BrokerSecrets): void {
-  const tokens = new TokenSet();
-  for (const caller of ctx.config.callers) {
-    const token = secrets.callerTokens[caller.name];
-    if (!token) throw new Error(`caller "${caller.name}": no broker token`);
-    tokens.add(caller.name, token);
-  }
-  const credentials = new Map<string, string>();
-  for (const route of ctx.config.routes) {
-    if (!route.credential) continue;
-    const key = secrets.routeKeys[route.name];
-    if (!key) throw new Error(`route "${route.name}": no key`);
-    if (/[\r\n]/.test(key)) throw new Error(`route "${route.name}": the key holds a line break`);
-    credentials.set(route.name, `${route.credential.prefix}${key}`);
-  }
-  ctx.tokens = tokens;
-  ctx.credentials = credentials;
-}
 
 function json(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
