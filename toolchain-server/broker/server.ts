@@ -6,7 +6,7 @@
  *
  *   const broker = buildBroker(config, {
  *     log: memorySink(),                                   // or any LogSink; default: stdout
- *     resolve: async (name) => [{ address: '127.0.0.2', family: 4 }],  // default: dns.promises.lookup
+ *     resolve: async (name) => [{ address: '127.0.0.2', family: 4 }],  // default: systemResolver()
  *   });
  *   broker.proxy.listen(0, '127.0.0.1');   // routes: http://127.0.0.1:<port>/<route>/…; CONNECT: same port
  *   broker.health.listen(0, '127.0.0.1');  // /healthz, /readyz, /metrics
@@ -17,7 +17,6 @@
  * the files the config names (`callers[].tokenFile`, `routes[].credential.file`), or taken from
  * `options.secrets`. Tests that allow CONNECT to 127.0.0.x must pass a `deniedCidrs` without 127.0.0.0/8.
  */
-import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import {
   createServer,
@@ -40,6 +39,7 @@ import { handleConnect } from './connect.ts';
 import { type BrokerContext, finish, type Resolver } from './context.ts';
 import { BrokerError } from './errors.ts';
 import { BrokerMetrics } from './metrics.ts';
+import { systemResolver } from './resolver.ts';
 import { handleRoute, sendError } from './routes.ts';
 import { applySecrets, type BrokerSecrets, readSecrets } from './secrets.ts';
 
@@ -67,10 +67,6 @@ export interface Broker {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Default resolver: every address of the name, asked as a fully qualified name so no search domain applies. */
-export const systemResolver: Resolver = async (hostname) =>
-  lookup(hostname.endsWith('.') ? hostname : `${hostname}.`, { all: true, order: 'verbatim' });
-
 function json(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   response.writeHead(status, {
@@ -87,7 +83,7 @@ export function buildBroker(config: BrokerConfig, options: BuildBrokerOptions = 
     config,
     log: options.log ?? stdoutSink,
     metrics: new BrokerMetrics(),
-    resolve: options.resolve ?? systemResolver,
+    resolve: options.resolve ?? systemResolver(),
     deniedCidrs: parseCidrs(config.deniedCidrs),
     hostnames: allowedHostnames(config.listen.host, config.listen.allowedHosts),
     tokens: new TokenSet(),
