@@ -282,6 +282,18 @@ describe('broker routes', () => {
       403,
     ],
     ['a Host with an invalid port', 'GET /anthropic/x HTTP/1.1\r\nHost: localhost:99999999\r\n\r\n', 403],
+    [
+      'headers over limits.maxHeaderBytes',
+      `GET /anthropic/x HTTP/1.1\r\nHost: 127.0.0.1\r\nx-pad: ${'a'.repeat(40 * 1024)}\r\n\r\n`,
+      431,
+    ],
+    ['an asterisk target', 'OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
+    ['a backslash in the path', 'GET /anthropic/..\\gemini/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
+    [
+      'Transfer-Encoding other than chunked',
+      'POST /anthropic/x HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n',
+      400,
+    ],
   ];
   for (const [name, bytes, status] of raw) {
     it(`refuses ${name} with ${status} and never reaches the upstream`, async () => {
