@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { BROKER_AUDIT_FIELDS } from '../../toolchain-server/broker/audit.ts';
 import { rawExchange, startBroker, startUpstream, type TestBroker, type Upstream } from './helpers.ts';
 import { makeTestCa, type TestCa } from './tls-fixture.ts';
 
@@ -166,6 +167,14 @@ describe('broker routes', () => {
     );
     await new Promise((r) => setTimeout(r, 20));
     const audit = broker.audits().at(-1)!;
+    assert.deepEqual(Object.keys(audit), Object.keys(BROKER_AUDIT_FIELDS), 'every field, in table order');
+    assert.equal(audit.agent, 'reviewer');
+    assert.equal(audit.kind, 'route');
+    assert.equal(audit.target, upstream.origin);
+    assert.equal(audit.rule, 'route:anthropic');
+    assert.equal(audit.method, 'POST');
+    assert.equal(audit.code, null);
+    assert.ok(typeof audit.durationMs === 'number' && audit.durationMs >= 0);
     assert.equal(audit.caller, 'claude');
     assert.equal(audit.route, 'anthropic');
     assert.equal(audit.decision, 'allowed');
