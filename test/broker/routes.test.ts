@@ -264,6 +264,11 @@ describe('broker routes', () => {
     ['an encoded dot', 'GET /anthropic/%2e%2e/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
     ['an encoded slash', 'GET /anthropic/a%2Fb HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
     ['a dot-dot segment', 'GET /anthropic/../gemini/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
+    [
+      'a dot-dot segment with a path parameter',
+      'GET /anthropic/..;x/admin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+      400,
+    ],
     ['a duplicate Host', 'GET /anthropic/x HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n', 400],
     [
       'Content-Length with Transfer-Encoding',
