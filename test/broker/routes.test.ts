@@ -4,7 +4,9 @@
  * JSON; no key or token appears in any response, error or log line.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { rawExchange, startBroker, startUpstream, type TestBroker, type Upstream } from './helpers.ts';
 import { makeTestCa, type TestCa } from './tls-fixture.ts';
@@ -351,5 +353,102 @@ describe('broker routes', () => {
     assert.equal(health.status, 200);
     const ready = await fetch(`http://127.0.0.1:${broker.healthPort}/readyz`);
     assert.equal(ready.status, 200);
+  });
+});
+
+describe('broker routes: secrets reload and limits', () => {
+  let ca: TestCa;
+  let upstream: Upstream;
+  const keys: string[] = [];
+  let hold: (() => void)[] = [];
+
+  before(async () => {
+    ca = makeTestCa(['localhost']);
+    upstream = await startUpstream(ca, (request, response) => {
+      keys.push(String(request.headers.authorization));
+      if (request.url === '/hold') {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.write('data: {}\n\n');
+        hold.push(() => response.end());
+        return;
+      }
+      response.end('ok');
+    });
+  });
+  after(async () => {
+    for (const release of hold) release();
+    await upstream?.close();
+    ca?.cleanup();
+  });
+
+  it('uses the new key after reloadSecrets, and keeps the old secrets when a file is bad', async () => {
+    const broker = await startBroker(
+      {
+        extraCaFile: ca.caFile,
+        routes: [
+          {
+            name: 'openai',
+            kind: 'model',
+            upstream: upstream.origin,
+            credential: { header: 'authorization', prefix: 'Bearer ' },
+          },
+        ],
+        callers: [{ name: 'codex', routes: ['openai'] }],
+      },
+      { tokens: { codex: 'tok-codex-00000000' }, keys: { openai: 'sk-old' } },
+    );
+    try {
+      const call = async () => {
+        const response = await fetch(`${broker.url}/openai/v1/responses`, {
+          headers: { authorization: 'Bearer tok-codex-00000000' },
+        });
+        await response.text();
+        return response.status;
+      };
+      assert.equal(await call(), 200);
+      assert.equal(keys.at(-1), 'Bearer sk-old');
+      writeFileSync(join(broker.dir, 'key-openai'), 'sk-new\n');
+      broker.broker.reloadSecrets();
+      assert.equal(await call(), 200);
+      assert.equal(keys.at(-1), 'Bearer sk-new');
+      writeFileSync(join(broker.dir, 'key-openai'), '\n');
+      assert.throws(() => broker.broker.reloadSecrets(), /\/routes\/0\/credential\/file .* is empty/);
+      assert.equal(await call(), 200);
+      assert.equal(keys.at(-1), 'Bearer sk-new');
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it('refuses a caller beyond limits.maxConnectionsPerCaller with 429 while its stream is open', async () => {
+    const broker = await startBroker(
+      {
+        extraCaFile: ca.caFile,
+        limits: { maxConnectionsPerCaller: 1 },
+        routes: [{ name: 'openai', kind: 'model', upstream: upstream.origin }],
+        callers: [{ name: 'codex', routes: ['openai'] }],
+      },
+      { tokens: { codex: 'tok-codex-00000000' } },
+    );
+    try {
+      const headers = { authorization: 'Bearer tok-codex-00000000' };
+      const open = await fetch(`${broker.url}/openai/hold`, { headers });
+      assert.equal(open.status, 200);
+      const second = await fetch(`${broker.url}/openai/other`, { headers });
+      assert.equal(second.status, 429);
+      assert.equal(
+        ((await second.json()) as { error: { code: string } }).error.code,
+        'TOOLYARD_BROKER_TOO_MANY_CONNECTIONS',
+      );
+      for (const release of hold) release();
+      hold = [];
+      await open.text();
+      await new Promise((r) => setTimeout(r, 20));
+      const third = await fetch(`${broker.url}/openai/other`, { headers });
+      assert.equal(third.status, 200);
+      await third.text();
+    } finally {
+      await broker.close();
+    }
   });
 });

@@ -126,13 +126,8 @@ export async function main(argv: readonly string[]): Promise<void> {
     if (stopping) process.exit(1);
     stopping = true;
     log({ event: 'shutdown', signal });
-    const timer = setTimeout(() => {
-      log({ event: 'stopped', forced: true });
-      process.exit(0);
-    }, graceSeconds * 1000);
-    timer.unref();
-    await broker.close();
-    log({ event: 'stopped', forced: false });
+    await broker.close(graceSeconds * 1000);
+    log({ event: 'stopped' });
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

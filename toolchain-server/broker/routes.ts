@@ -33,6 +33,8 @@ const DROPPED_REQUEST_HEADERS = new Set([
   'transfer-encoding',
   'upgrade',
   'http2-settings',
+  // Node's server has already answered 100 Continue; the upstream gets the body without waiting.
+  'expect',
   'forwarded',
   'via',
   'x-real-ip',

@@ -64,8 +64,11 @@ export interface Broker {
   readonly metrics: BrokerMetrics;
   /** Reads the caller tokens and route keys again (SIGHUP); throws, changing nothing, when a file is bad. */
   reloadSecrets(): void;
-  /** Stops both servers, ends idle keep-alive connections and closes upstream connection pools. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets open requests and tunnels finish for up to `graceMs` (default 0), then ends every
+   * connection and closes the upstream connection pools.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Default resolver: every address of the name, asked as a fully qualified name so no search domain applies. */
@@ -143,6 +146,7 @@ export function buildBroker(config: BrokerConfig, options: BuildBrokerOptions = 
     }),
     httpAgent: new HttpAgent({ keepAlive: true }),
     open: new Map(),
+    tunnels: new Set(),
     now: options.now ?? (() => performance.now()),
   };
   applySecrets(ctx, options.secrets ?? readSecrets(config));
@@ -159,9 +163,12 @@ export function buildBroker(config: BrokerConfig, options: BuildBrokerOptions = 
   proxy.maxConnections = config.limits.maxConnections;
   proxy.timeout = 0;
   guardSilentConnections(proxy, timeouts.headersMs);
-  proxy.on('connect', (request: IncomingMessage, socket: Socket, head: Buffer) =>
-    handleConnect(ctx, request, socket, head),
-  );
+  proxy.on('connect', (request: IncomingMessage, socket: Socket, head: Buffer) => {
+    socket.setTimeout(0);
+    ctx.tunnels.add(socket);
+    socket.once('close', () => ctx.tunnels.delete(socket));
+    handleConnect(ctx, request, socket, head);
+  });
   proxy.on('upgrade', (request: IncomingMessage, socket: Socket) => {
     const started = ctx.now();
     const error = new BrokerError(
@@ -261,15 +268,27 @@ export function buildBroker(config: BrokerConfig, options: BuildBrokerOptions = 
       server.close(() => resolve());
       server.closeIdleConnections();
     });
+  const close = async (graceMs = 0) => {
+    const closed = Promise.all([closeServer(proxy), closeServer(health)]);
+    const drained = (async () => {
+      while (ctx.tunnels.size > 0) await new Promise((r) => setTimeout(r, 50));
+      await closed;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([drained, new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+    for (const socket of ctx.tunnels) socket.destroy();
+    proxy.closeAllConnections();
+    health.closeAllConnections();
+    await closed;
+    ctx.httpsAgent.destroy();
+    ctx.httpAgent.destroy();
+  };
   return {
     proxy,
     health,
     metrics: ctx.metrics,
     reloadSecrets: () => applySecrets(ctx, readSecrets(config)),
-    close: async () => {
-      await Promise.all([closeServer(proxy), closeServer(health)]);
-      ctx.httpsAgent.destroy();
-      ctx.httpAgent.destroy();
-    },
+    close,
   };
 }

@@ -58,6 +58,26 @@ export class CounterMap implements Metric {
   }
 }
 
+/** A counter without labels, rendered (as 0) from the start. */
+export class Counter implements Metric {
+  readonly name: string;
+  readonly help: string;
+  value = 0;
+  constructor(name: string, help: string) {
+    this.name = name;
+    this.help = help;
+  }
+
+  inc(by = 1): void {
+    this.value += by;
+  }
+
+  render(out: string[]): void {
+    header(out, this.name, this.help, 'counter');
+    out.push(`${this.name} ${this.value}`);
+  }
+}
+
 /** A gauge per label set, kept up to date by the caller (inc/dec/set). */
 export class GaugeMap implements Metric {
   private readonly values = new Map<string, { labels: Labels; value: number }>();

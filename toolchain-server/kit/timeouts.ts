@@ -52,16 +52,15 @@ export function serverOptions(
 /**
  * Node's header and request timeouts only start counting at a connection's first byte; a client that
  * connects and sends nothing would hold its socket forever. Until the first request arrives, the socket
- * itself times out; after that, Node's own timeouts (and keep-alive) take over.
+ * itself times out; after that, Node's own timeouts (and keep-alive) take over. (A server with CONNECT
+ * clears the timeout in its own 'connect' handler: listening for 'connect' here would make Node hand CONNECT
+ * requests to a server that does not serve them.)
  */
 export function guardSilentConnections(server: Server, ms: number): void {
   server.on('connection', (socket: Socket) => {
     socket.setTimeout(ms, () => socket.destroy());
   });
   server.on('request', (request: { socket: Socket }) => {
-    request.socket.setTimeout(0);
-  });
-  server.on('connect', (request: { socket: Socket }) => {
     request.socket.setTimeout(0);
   });
 }
