@@ -114,12 +114,26 @@ function checkExpect(world: World, expect: Expect, outcome: Outcome, label: stri
     expect.smuggled ?? false,
     `${label}: a smuggled request was${smuggled ? '' : ' not'} parsed`,
   );
-  if (expect.servername)
+  if (expect.servernames)
     assert.deepEqual(
-      where(expect.servername.at).servernames,
-      [expect.servername.is],
+      where(expect.servernames.at).servernames,
+      [...expect.servernames.are],
       `${label}: server names`,
     );
+  if (expect.requests)
+    assert.equal(
+      where(expect.requests.at).requests.length,
+      expect.requests.count,
+      `${label}: requests; ${seen}`,
+    );
+  if (expect.hosts) {
+    const hosts = where(expect.hosts.at).requests.flatMap((r) => headerValues(r.rawHeaders, 'host'));
+    assert.deepEqual(
+      hosts,
+      expect.hosts.are.map((h) => fill(world, h, '')),
+      `${label}: Host headers`,
+    );
+  }
   if (expect.bodyBytes)
     assert.deepEqual(
       where(expect.bodyBytes.at).requests.map((r) => r.bodyBytes),

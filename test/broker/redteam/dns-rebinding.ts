@@ -43,7 +43,7 @@ export const DNS_REBINDING_CASES: readonly RedteamCase[] = [
         tls: { servername: 'cdn.mirror.test' },
         send: 'GET /x HTTP/1.1\r\nHost: cdn.mirror.test\r\nConnection: close\r\n\r\n',
       },
-      expect: { status: [200], reached: ['mirror'], servername: { at: 'mirror', is: 'cdn.mirror.test' } },
+      expect: { status: [200], reached: ['mirror'], servernames: { at: 'mirror', are: ['cdn.mirror.test'] } },
     },
     control: naive,
   },

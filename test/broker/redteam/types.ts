@@ -131,8 +131,12 @@ export interface Expect {
   readonly normalisedPath?: { readonly at: EndpointName; readonly path: string };
   /** Whether some endpoint recorded a request whose target contains "smuggled". Attacks: false always. */
   readonly smuggled?: boolean;
-  /** The TLS server name the endpoint was asked for. */
-  readonly servername?: { readonly at: EndpointName; readonly is: string };
+  /** The TLS server names the endpoint was asked for, in order (empty: no ClientHello reached it). */
+  readonly servernames?: { readonly at: EndpointName; readonly are: readonly string[] };
+  /** How many requests the endpoint parsed. */
+  readonly requests?: { readonly at: EndpointName; readonly count: number };
+  /** Host headers of the requests the endpoint parsed, in order. */
+  readonly hosts?: { readonly at: EndpointName; readonly are: readonly string[] };
   /** Body bytes of the one request recorded at `at`. */
   readonly bodyBytes?: { readonly at: EndpointName; readonly is: number };
   /** Upgrades recorded at `at`. */
