@@ -6,10 +6,11 @@
  * - CONNECT throughput: MB/s of one bulk transfer through a tunnel vs a direct TCP connection;
  * - the broker process's RSS and CPU while 1,000 streams are open at once.
  *
- * The broker runs as in its pod: a separate process (`node toolchain-server/bin/toolyard-broker.js --config`),
+ * The broker runs as in its pod: a separate process running the bundle (`toolchain-server/dist/toolyard-broker.mjs`,
+ * built first; `--source` runs `toolchain-server/bin/toolyard-broker.js` instead) with `--config`,
  * its keys and caller tokens in files, verifying the upstream's certificate (a test CA, `extraCaFile`). The
  * upstream (TLS, SSE) and the CONNECT sink live in this process; each SSE event carries its send time, so
- * per-chunk latency needs no clock sync. Usage: npm run bench:broker [-- --json]
+ * per-chunk latency needs no clock sync. Usage: npm run bench:broker [-- --json] [-- --source]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,8 +22,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTestCa } from '../test/broker/tls-fixture.ts';
 import { DEFAULT_DENIED_CIDRS } from '../toolchain-server/broker/config.ts';
+import { bundleBroker } from '../toolchain-server/scripts/bundle.ts';
 
-const ENTRY = fileURLToPath(new URL('../toolchain-server/bin/toolyard-broker.js', import.meta.url));
+const SOURCE_ENTRY = fileURLToPath(new URL('../toolchain-server/bin/toolyard-broker.js', import.meta.url));
 /** Resolves `*.bench.test` to 127.0.0.1 inside the broker process, and nothing else (no DNS is ever asked). */
 const HOSTS = fileURLToPath(new URL('./broker-hosts.ts', import.meta.url));
 const WARMUP = 30;
@@ -124,8 +126,8 @@ interface Broker {
   readonly auditLines: () => number;
 }
 
-async function startBroker(configFile: string): Promise<Broker> {
-  const child = spawn(process.execPath, ['--import', HOSTS, ENTRY, '--config', configFile], {
+async function startBroker(entry: string, configFile: string): Promise<Broker> {
+  const child = spawn(process.execPath, ['--import', HOSTS, entry, '--config', configFile], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
   });
@@ -410,7 +412,9 @@ async function main(): Promise<void> {
       limits: { maxConnections: 4096, maxConnectionsPerCaller: 2048 },
     }),
   );
-  const broker = await startBroker(configFile);
+  // As the image runs it: the single-file bundle (built now), unless --source asks for the TypeScript entry.
+  const entry = process.argv.includes('--source') ? SOURCE_ENTRY : await bundleBroker();
+  const broker = await startBroker(entry, configFile);
   const rssAfter: Record<string, number> = { start: procStatus(broker.child.pid!).rss };
   try {
     const held = await concurrent(broker, upstream.endAll);
@@ -476,7 +480,7 @@ async function main(): Promise<void> {
       cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
     process.stdout.write(
       [
-        `toolyard-broker bench (${STREAM_SAMPLES} streams x ${EVENTS_PER_STREAM} events, ${mb(BULK_BYTES)} MB bulk, ${CONCURRENT_STREAMS} held streams)`,
+        `toolyard-broker bench, ${entry.endsWith('.mjs') ? 'bundle' : 'source entry'} (${STREAM_SAMPLES} streams x ${EVENTS_PER_STREAM} events, ${mb(BULK_BYTES)} MB bulk, ${CONCURRENT_STREAMS} held streams)`,
         line(['', 'direct', 'broker', 'added']),
         ...rows.map(line),
         `broker RSS after each phase (MB): ${Object.entries(rssAfter)

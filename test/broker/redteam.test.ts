@@ -271,4 +271,12 @@ describe('broker red team', () => {
       checkGlobal(world, outcome, audit, 'attack');
     });
   }
+  it('after every case: no broker metrics hold a token or key (they name callers and routes)', () => {
+    assert.ok(brokers.lab.metrics.render().includes('caller="claude"'), 'the lab metrics name the callers');
+    for (const [name, broker] of Object.entries(brokers)) {
+      const text = broker.metrics.render();
+      for (const secret of world.secrets)
+        assert.ok(!text.includes(secret), `${name}: a secret in the metrics`);
+    }
+  });
 });

@@ -109,6 +109,25 @@ export const HOST_SNI_CASES: readonly RedteamCase[] = [
     },
   },
   {
+    id: 'sni-early-data-with-connect',
+    class: 'host-sni-mismatch',
+    description:
+      'CONNECT allowed.pkg.test and, in the same write, a request with Host evil.test (no wait for the 200)',
+    attack: {
+      step: {
+        kind: 'raw',
+        to: 'lab',
+        bytes:
+          'CONNECT allowed.pkg.test:{{P}} HTTP/1.1\r\nHost: allowed.pkg.test:{{P}}\r\nProxy-Authorization: Basic {{BASIC:rust}}\r\n\r\nGET / HTTP/1.1\r\nHost: evil.test:{{P}}\r\nConnection: close\r\n\r\n',
+      },
+      expect: { status: [200], mayReach: ['allowed'], requests: { at: 'allowed', count: 0 } },
+    },
+    control: parsedByAllowed(
+      'GET / HTTP/1.1\r\nHost: evil.test:{{P}}\r\nConnection: close\r\n\r\n',
+      'evil.test:{{P}}',
+    ),
+  },
+  {
     id: 'sni-limit-second-request-other-host',
     class: 'host-sni-mismatch',
     description:
