@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { BROKER_AUDIT_FIELDS } from '../../toolchain-server/broker/audit.ts';
 import { rawExchange, startBroker, startUpstream, type TestBroker, type Upstream } from './helpers.ts';
 import { makeTestCa, type TestCa } from './tls-fixture.ts';
 
@@ -166,6 +167,14 @@ describe('broker routes', () => {
     );
     await new Promise((r) => setTimeout(r, 20));
     const audit = broker.audits().at(-1)!;
+    assert.deepEqual(Object.keys(audit), Object.keys(BROKER_AUDIT_FIELDS), 'every field, in table order');
+    assert.equal(audit.agent, 'reviewer');
+    assert.equal(audit.kind, 'route');
+    assert.equal(audit.target, upstream.origin);
+    assert.equal(audit.rule, 'route:anthropic');
+    assert.equal(audit.method, 'POST');
+    assert.equal(audit.code, null);
+    assert.ok(typeof audit.durationMs === 'number' && audit.durationMs >= 0);
     assert.equal(audit.caller, 'claude');
     assert.equal(audit.route, 'anthropic');
     assert.equal(audit.decision, 'allowed');
@@ -282,6 +291,18 @@ describe('broker routes', () => {
       403,
     ],
     ['a Host with an invalid port', 'GET /anthropic/x HTTP/1.1\r\nHost: localhost:99999999\r\n\r\n', 403],
+    [
+      'headers over limits.maxHeaderBytes',
+      `GET /anthropic/x HTTP/1.1\r\nHost: 127.0.0.1\r\nx-pad: ${'a'.repeat(40 * 1024)}\r\n\r\n`,
+      431,
+    ],
+    ['an asterisk target', 'OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
+    ['a backslash in the path', 'GET /anthropic/..\\gemini/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
+    [
+      'Transfer-Encoding other than chunked',
+      'POST /anthropic/x HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n',
+      400,
+    ],
   ];
   for (const [name, bytes, status] of raw) {
     it(`refuses ${name} with ${status} and never reaches the upstream`, async () => {
