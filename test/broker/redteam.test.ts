@@ -40,6 +40,7 @@ const ALL_CLASSES: readonly AttackClass[] = [
   'proxy-auth',
   'upgrade',
   'limits',
+  'upstream-tls',
 ];
 
 const CREDENTIAL_HEADERS: Readonly<Record<string, { header: string; prefix: string }>> = {
@@ -47,6 +48,8 @@ const CREDENTIAL_HEADERS: Readonly<Record<string, { header: string; prefix: stri
   gemini: { header: 'x-goog-api-key', prefix: '' },
   openai: { header: 'authorization', prefix: 'Bearer ' },
   'gateway-x': { header: 'authorization', prefix: 'Bearer ' },
+  'impostor-ca': { header: 'x-api-key', prefix: '' },
+  'impostor-name': { header: 'x-api-key', prefix: '' },
 };
 
 function headerValues(rawHeaders: readonly string[], name: string): string[] {

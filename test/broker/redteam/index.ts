@@ -14,6 +14,7 @@ import { SMUGGLING_CASES } from './smuggling.ts';
 import type { RedteamCase } from './types.ts';
 import { UNLISTED_HOST_CASES } from './unlisted-hosts.ts';
 import { UPGRADE_CASES } from './upgrade.ts';
+import { UPSTREAM_TLS_CASES } from './upstream-tls.ts';
 
 export const CORPUS: readonly RedteamCase[] = [
   ...UNLISTED_HOST_CASES,
@@ -30,4 +31,5 @@ export const CORPUS: readonly RedteamCase[] = [
   ...PROXY_AUTH_CASES,
   ...UPGRADE_CASES,
   ...LIMITS_CASES,
+  ...UPSTREAM_TLS_CASES,
 ];

@@ -22,6 +22,9 @@ export type EndpointName =
   | 'gemini'
   | 'openai'
   | 'gateway'
+  /** Route upstreams whose certificate must be refused: another CA's, the test CA's for another name. */
+  | 'impostorCa'
+  | 'impostorName'
   | 'allowed'
   | 'allowedAlt'
   | 'mirror'
@@ -44,7 +47,8 @@ export type AttackClass =
   | 'cross-caller'
   | 'proxy-auth'
   | 'upgrade'
-  | 'limits';
+  | 'limits'
+  | 'upstream-tls';
 
 /** Resolver answers for this step only: name → one answer per query (the last repeats). */
 export type DnsOverride = Readonly<Record<string, readonly (readonly string[])[]>>;

@@ -31,13 +31,21 @@ export interface ResolvedAddress {
 export const ENDPOINTS: Readonly<
   Record<
     EndpointName,
-    { readonly address: string; readonly names: readonly string[]; readonly ownPort?: true }
+    {
+      readonly address: string;
+      readonly names: readonly string[];
+      readonly ownPort?: true;
+      /** A certificate the broker must refuse: from another CA, or from the test CA for another name. */
+      readonly badCert?: 'other-ca' | 'other-name';
+    }
   >
 > = {
   model: { address: '127.0.0.1', names: [], ownPort: true },
   gemini: { address: '127.0.0.1', names: [], ownPort: true },
   openai: { address: '127.0.0.1', names: [], ownPort: true },
   gateway: { address: '127.0.0.1', names: [], ownPort: true },
+  impostorCa: { address: '127.0.0.1', names: [], ownPort: true, badCert: 'other-ca' },
+  impostorName: { address: '127.0.0.1', names: [], ownPort: true, badCert: 'other-name' },
   allowed: { address: '127.0.0.10', names: ['allowed.pkg.test'] },
   allowedAlt: { address: '127.0.0.10', names: [], ownPort: true },
   mirror: { address: '127.0.0.11', names: ['cdn.mirror.test'] },
@@ -67,11 +75,16 @@ export const UNBOUND_NAMES: Readonly<Record<string, readonly string[]>> = {
 };
 
 export const ROUTE_ENDPOINT: Readonly<Record<string, EndpointName>> = {
+  'impostor-ca': 'impostorCa',
+  'impostor-name': 'impostorName',
   claude: 'model',
   gemini: 'gemini',
   openai: 'openai',
   'gateway-x': 'gateway',
 };
+
+/** A name whose resolution never finishes. */
+export const HANGING_NAME = 'hang.mirror.test';
 
 /** The lab broker's private range: loopback addresses with live listeners, denied like 10.0.0.0/8 would be. */
 export const LAB_PRIVATE_RANGE = '127.0.0.64/26';
@@ -98,6 +111,8 @@ export class FakeResolver {
     }
     for (const endpoint of Object.values(ENDPOINTS))
       if (endpoint.names.includes(name)) return toAddresses([endpoint.address]);
+    // A resolver that never answers (a black-holed DNS server).
+    if (name === HANGING_NAME) return new Promise<never>(() => {});
     const unbound = UNBOUND_NAMES[name];
     if (unbound) return toAddresses(unbound);
     // What getaddrinfo does with a numeric host (inet_aton forms included); a name never reaches DNS.
@@ -137,13 +152,16 @@ async function bindAll(ca: TestCa): Promise<{ port: number; endpoints: Record<En
     ...Object.values(ENDPOINTS).flatMap((e) => e.names),
     ...new Set(Object.values(ENDPOINTS).map((e) => e.address)),
   ]);
+  const otherCa = makeTestCa(['localhost', '127.0.0.1']);
+  const certs = { 'other-ca': otherCa, 'other-name': ca.issue(['evil.test']) } as const;
+  const certOf = (spec: (typeof ENDPOINTS)[EndpointName]) => (spec.badCert ? certs[spec.badCert] : leaf);
   const entries = Object.entries(ENDPOINTS) as [EndpointName, (typeof ENDPOINTS)[EndpointName]][];
   for (let attempt = 0; ; attempt++) {
     const started: Endpoint[] = [];
     try {
       const endpoints: Partial<Record<EndpointName, Endpoint>> = {};
       for (const [name, spec] of entries.filter(([, spec]) => spec.ownPort)) {
-        endpoints[name] = await startEndpoint({ name, address: spec.address, port: 0, ...leaf });
+        endpoints[name] = await startEndpoint({ name, address: spec.address, port: 0, ...certOf(spec) });
         started.push(endpoints[name]);
       }
       let port = 0;
@@ -152,6 +170,7 @@ async function bindAll(ca: TestCa): Promise<{ port: number; endpoints: Record<En
         started.push(endpoints[name]);
         port = endpoints[name].port;
       }
+      otherCa.cleanup();
       return { port, endpoints: endpoints as Record<EndpointName, Endpoint> };
     } catch (error) {
       await Promise.all(started.map((e) => e.close()));
@@ -181,6 +200,8 @@ export async function makeWorld(): Promise<World> {
     gemini: secret('AIza-real'),
     openai: secret('sk-proj-real'),
     'gateway-x': secret('gw-real'),
+    'impostor-ca': secret('sk-impostor-ca-real'),
+    'impostor-name': secret('sk-impostor-name-real'),
   };
   mkdirSync(join(dir, 'callers'));
   mkdirSync(join(dir, 'keys'));
@@ -220,9 +241,23 @@ export async function makeWorld(): Promise<World> {
       credential: { file: keyFile('gateway-x'), header: 'authorization', prefix: 'Bearer ' },
     },
   ];
+  for (const [route, at] of [
+    ['impostor-ca', 'impostorCa'],
+    ['impostor-name', 'impostorName'],
+  ] as const)
+    routes.push({
+      name: route,
+      kind: 'model',
+      upstream: upstream(at),
+      credential: { file: keyFile(route), header: 'x-api-key' },
+    });
   const tokenFile = (caller: string) => join(dir, 'callers', caller);
   const callers = [
-    { name: 'claude', tokenFile: tokenFile('claude'), routes: ['claude', 'gateway-x'] },
+    {
+      name: 'claude',
+      tokenFile: tokenFile('claude'),
+      routes: ['claude', 'gateway-x', 'impostor-ca', 'impostor-name'],
+    },
     { name: 'codex', tokenFile: tokenFile('codex'), routes: ['openai'] },
     { name: 'gemini', tokenFile: tokenFile('gemini'), routes: ['gemini'] },
     {
