@@ -17,7 +17,12 @@ export const MAX_FIRST_BYTES = 64 * 1024;
 
 const HTTP_METHOD = /^[A-Z]{3,10} /;
 
-export function readFirstBytes(buffer: Buffer): FirstBytes {
+export function readFirstBytes(input: Buffer): FirstBytes {
+  // HTTP servers skip empty lines before a request line (RFC 9112 §2.2): so must the Host check.
+  let skip = 0;
+  while (skip < input.length && (input[skip] === 0x0d || input[skip] === 0x0a)) skip++;
+  if (skip > MAX_FIRST_BYTES) return { kind: 'invalid', reason: 'over 64 KiB of empty lines' };
+  const buffer = input.subarray(skip);
   if (buffer.length === 0) return { kind: 'incomplete' };
   if (buffer[0] === 0x16) return readClientHello(buffer);
   const start = buffer.subarray(0, 11).toString('latin1');
@@ -32,10 +37,17 @@ function readHttpHead(buffer: Buffer): FirstBytes {
     return buffer.length > MAX_FIRST_BYTES
       ? { kind: 'invalid', reason: 'an HTTP request head over 64 KiB' }
       : { kind: 'incomplete' };
-  const lines = buffer.subarray(0, end).toString('latin1').split('\r\n').slice(1);
+  const [requestLine = '', ...lines] = buffer.subarray(0, end).toString('latin1').split('\r\n');
   const hosts = lines.filter((l) => /^host\s*:/i.test(l)).map((l) => l.slice(l.indexOf(':') + 1).trim());
   if (hosts.length > 1) return { kind: 'invalid', reason: 'more than one Host header' };
-  return { kind: 'http', host: hosts[0] };
+  // An absolute-form target names the host a server (or front end) uses, whatever Host says.
+  const absolute = /^[A-Z]+ [a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?([^/?#]*)/i.exec(requestLine);
+  if (absolute && hosts[0] !== undefined && hosts[0].toLowerCase() !== absolute[1]!.toLowerCase())
+    return {
+      kind: 'invalid',
+      reason: 'an absolute-form request target and a Host header naming different hosts',
+    };
+  return { kind: 'http', host: absolute ? absolute[1] : hosts[0] };
 }
 
 /** The handshake bytes of the leading TLS records, once a whole ClientHello has arrived. */

@@ -15,6 +15,13 @@ function countHeader(raw: readonly string[], name: string): number {
 
 /** Refuses ambiguous framing and Host headers (any request, CONNECT included). */
 export function checkFraming(request: IncomingMessage): void {
+  // Node's parser reads "HTTP/2.0" (or any major version) in an HTTP/1 request line; only 1.x is served.
+  if (request.httpVersionMajor !== 1)
+    throw new BrokerError(
+      'TOOLYARD_BROKER_BAD_REQUEST',
+      `HTTP/${request.httpVersion} in the request line: only HTTP/1.x is served`,
+      505,
+    );
   const raw = request.rawHeaders;
   if (countHeader(raw, 'host') > 1)
     throw new BrokerError('TOOLYARD_BROKER_BAD_REQUEST', 'more than one Host header');

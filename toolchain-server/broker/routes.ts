@@ -78,6 +78,13 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
   try {
     checkFraming(request);
     checkHost(request, ctx.hostnames);
+    // An upstream that answers TRACE echoes the request it received, the route's credential included.
+    if (request.method === 'TRACE')
+      throw new BrokerError(
+        'TOOLYARD_BROKER_BAD_REQUEST',
+        'TRACE is not proxied (it would echo the credential)',
+        405,
+      );
     if (request.headers.upgrade !== undefined || request.headers['http2-settings'] !== undefined)
       throw new BrokerError('TOOLYARD_BROKER_UPGRADE_REFUSED', 'Upgrade and h2c requests are not proxied');
     const target = splitTarget(request.url);
