@@ -2,28 +2,29 @@
  * `npm run images`: every image of images/definitions.ts as an OCI archive, `dist/images/<name>.oci.tar`,
  * plus `dist/images/images.json` (names, tags, digests). Two layers each: the Debian root filesystem (cached by
  * package list, images/src/rootfs.ts) and /opt/toolyard — the pinned Node runtime from the npm registry and
- * the server bundle — which is the same blob in every image. No Docker daemon, no registry pull.
+ * the image's program bundle (the toolchain server's, or the broker's) — which is the same blob in every image
+ * of one program and architecture. No Docker daemon, no registry pull.
  */
 import { execFile } from 'node:child_process';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { nodePackageName, nodeRuntime, pinnedNodeVersion } from '../../release/src/node-runtime.ts';
-import { bundle } from '../../toolchain-server/scripts/bundle.ts';
+import { bundle, bundleBroker } from '../../toolchain-server/scripts/bundle.ts';
 import { SERVER_BUNDLE_DIR } from '../../toolchain-server/src/launch.ts';
 import {
   ACCOUNT_SETUP,
   ARCHITECTURES,
   type Architecture,
-  CMD,
   DEBIAN_SUITE,
-  ENTRYPOINT,
   IMAGE_USER,
   IMAGES,
   type ImageDefinition,
   type ImageMetadata,
+  type ImageProgram,
   imageEnv,
   imageLabels,
+  imageProgram,
   imageRepository,
   SLIM_DPKG_FILTERS,
 } from '../definitions.ts';
@@ -74,28 +75,29 @@ export async function imageMetadata(root: string): Promise<ImageMetadata & { epo
 }
 
 /**
- * The /opt/toolyard layer of one architecture: bin/node (that architecture's), toolchain-server.mjs and Node's
- * licence, root-owned and read-only.
+ * The /opt/toolyard layer of one program and architecture: bin/node (that architecture's), the program's bundle
+ * and Node's licence, root-owned and read-only.
  */
 async function serverLayer(
   root: string,
   work: string,
   epoch: number,
   architecture: Architecture,
+  program: ImageProgram,
 ): Promise<LayerBlob> {
   const runtime = await nodeRuntime(pinnedNodeVersion(root), nodeArchitecture(architecture));
-  const tree = join(work, `server-layer-${architecture}`);
+  const tree = join(work, `${program.name}-layer-${architecture}`);
   const opt = join(tree, SERVER_BUNDLE_DIR);
   await mkdir(join(opt, 'bin'), { recursive: true });
   await copyFile(runtime.bin, join(opt, 'bin', 'node'));
-  await bundle(join(opt, 'toolchain-server.mjs'));
+  await (program.name === 'toolyard-broker' ? bundleBroker : bundle)(join(opt, program.bundleFile));
   await copyFile(runtime.license, join(opt, 'LICENSE.node'));
   await run('chmod', ['-R', 'u=rwX,go=rX', tree]);
   await chmod(join(opt, 'bin', 'node'), 0o755);
-  const tar = join(work, `server-layer-${architecture}.tar`);
+  const tar = join(work, `${program.name}-layer-${architecture}.tar`);
   const top = SERVER_BUNDLE_DIR.split('/').filter(Boolean)[0]!;
   await run('tar', ['--create', `--file=${tar}`, ...reproducibleTarFlags(epoch), '-C', tree, top]);
-  return gzipLayer(tar, join(work, `server-layer-${architecture}.tar.gz`));
+  return gzipLayer(tar, join(work, `${program.name}-layer-${architecture}.tar.gz`));
 }
 
 async function buildOne(
@@ -106,6 +108,7 @@ async function buildOne(
   outDir: string,
   log: (line: string) => void,
 ): Promise<BuiltImage> {
+  const program = imageProgram(image);
   const platforms: PlatformImage[] = [];
   const sboms: Record<string, string> = {};
   let fromCache = true;
@@ -151,14 +154,14 @@ async function buildOne(
         },
         {
           blob: server,
-          createdBy: `toolyard: ${SERVER_BUNDLE_DIR} (Node runtime + toolchain server bundle)`,
+          createdBy: `toolyard: ${SERVER_BUNDLE_DIR} (${program.layerDescription})`,
         },
       ],
       config: {
         user: `${IMAGE_USER.id}:${IMAGE_USER.id}`,
         env: imageEnv(image),
-        entrypoint: ENTRYPOINT,
-        cmd: CMD,
+        entrypoint: [...program.entrypoint],
+        cmd: [...program.cmd],
         workingDir: IMAGE_USER.workspace,
         labels: imageLabels(image, meta),
       },
@@ -219,12 +222,18 @@ export async function buildImages(options: {
   const work = await mkdtemp(join(options.outDir, '.work-'));
   try {
     const architectures = options.architectures ?? ARCHITECTURES;
-    const servers = new Map<Architecture, LayerBlob>();
-    for (const architecture of architectures)
-      servers.set(architecture, await serverLayer(options.root, work, meta.epoch, architecture));
+    const images = options.images ?? IMAGES;
+    // One /opt/toolyard layer per program and architecture, shared by every image of that program.
+    const layers = new Map<string, Map<Architecture, LayerBlob>>();
+    for (const program of new Set(images.map(imageProgram))) {
+      const servers = new Map<Architecture, LayerBlob>();
+      for (const architecture of architectures)
+        servers.set(architecture, await serverLayer(options.root, work, meta.epoch, architecture, program));
+      layers.set(program.name, servers);
+    }
     // Two at a time: building a root filesystem waits on the mirror as much as on the CPU.
-    const built = await inParallel(options.images ?? IMAGES, 2, (image) =>
-      buildOne(options.root, image, servers, meta, options.outDir, log),
+    const built = await inParallel(images, 2, (image) =>
+      buildOne(options.root, image, layers.get(imageProgram(image).name)!, meta, options.outDir, log),
     );
     const manifest = built.map(
       ({
