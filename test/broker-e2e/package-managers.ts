@@ -55,20 +55,23 @@ export const PACKAGE_MANAGERS: readonly PackageManager[] = [
         ? undefined
         : 'Debian pip is missing (python3-pip; .ci/run installs it)',
     script: (index = 'https://pypi.org/simple/') =>
-      `/usr/bin/python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --progress-bar off --index-url ${index} -d "$PWD/pip-out" ${PYPI_PACKAGE.name}==${PYPI_PACKAGE.version} && test -f pip-out/${PYPI_PACKAGE.module}-${PYPI_PACKAGE.version}-py3-none-any.whl`,
+      `/usr/bin/python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --retries 1 --progress-bar off --index-url ${index} -d "$PWD/pip-out" ${PYPI_PACKAGE.name}==${PYPI_PACKAGE.version} && test -f pip-out/${PYPI_PACKAGE.module}-${PYPI_PACKAGE.version}-py3-none-any.whl`,
     env: (work, caFile) => ({ HOME: work, PIP_CERT: caFile, PIP_NO_INPUT: '1' }),
     hosts: ['pypi.org', 'files.pythonhosted.org'],
   },
   {
     name: 'cargo',
     missing: which('/usr/bin/cargo', 'cargo'),
-    script: () => {
+    script: (registry) => {
       const unstable = cargoNeedsUnstableSparse() ? ' -Z sparse-registry' : '';
+      const mirror = registry
+        ? ` --config 'source.crates-io.replace-with="mirror"' --config 'source.mirror.registry="${registry}"'`
+        : '';
       return [
         'mkdir -p cargo-project/src && cd cargo-project',
         `printf '[package]\\nname = "consumer"\\nversion = "0.1.0"\\nedition = "2021"\\n\\n[dependencies]\\n${CRATE.name} = "=${CRATE.version}"\\n' > Cargo.toml`,
         ': > src/lib.rs',
-        `/usr/bin/cargo fetch${unstable}`,
+        `/usr/bin/cargo fetch${unstable}${mirror}`,
         `test -d "$CARGO_HOME"/registry/src/*/${CRATE.name}-${CRATE.version}`,
       ].join(' && ');
     },
@@ -87,8 +90,8 @@ export const PACKAGE_MANAGERS: readonly PackageManager[] = [
   {
     name: 'go',
     missing: which('/usr/bin/go', 'golang-go'),
-    script: () =>
-      `/usr/bin/go mod download -json ${GO_MODULE.path}@${GO_MODULE.version} && test -f "$GOMODCACHE"/cache/download/${GO_MODULE.path}/@v/${GO_MODULE.version}.zip`,
+    script: (goproxy) =>
+      `${goproxy ? `GOPROXY=${goproxy} ` : ''}/usr/bin/go mod download -json ${GO_MODULE.path}@${GO_MODULE.version} && test -f "$GOMODCACHE"/cache/download/${GO_MODULE.path}/@v/${GO_MODULE.version}.zip`,
     env: (work, caFile) => ({
       HOME: work,
       GOPATH: `${work}/go`,

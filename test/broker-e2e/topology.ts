@@ -60,9 +60,13 @@ export class BrokerTopology {
     return { socket, url: `https://${names[0]}`, tls: ca.issue(names), address };
   }
 
-  /** The broker namespace's /etc/hosts lines: every upstream name at its site's address. */
+  /**
+   * The broker namespace's /etc/hosts lines: every upstream name at its site's address, also in its fully
+   * qualified form (`api.anthropic.com.`): the broker asks for that, so no search domain applies, and glibc
+   * matches hosts entries literally.
+   */
   brokerHosts(): string[] {
-    return this.sites.map((site) => `${site.address} ${site.names.join(' ')}`);
+    return this.sites.map((site) => `${site.address} ${site.names.flatMap((n) => [n, `${n}.`]).join(' ')}`);
   }
 
   /** The upstream address serving `name`. */
