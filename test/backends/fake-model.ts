@@ -172,6 +172,10 @@ export interface FakeApiListener {
   readonly socket: NetServer;
   readonly url: string;
   readonly tls: { readonly key: string; readonly cert: string };
+  /** The provider's credential: a request without exactly this header value is answered 401, as upstream would. */
+  readonly credential?: { readonly header: string; readonly value: string };
+  /** Awaited before each request is answered (a test inspects the client while it waits for the answer). */
+  readonly gate?: () => Promise<void>;
 }
 
 /**
@@ -196,26 +200,39 @@ export async function startFakeApi(route: RouteHandler, listener?: FakeApiListen
           process.env.TOOLYARD_FAKE_API_LOG,
           `${JSON.stringify({ url: request.url, headers: request.headers, body })}\n`,
         );
-      let handled = false;
-      try {
-        handled = route(request, body, response);
-      } catch (error) {
-        response.writeHead(500, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ error: { message: String((error as Error).stack ?? error) } }));
-        handled = true;
-      }
-      if (!handled) {
-        response.writeHead(404, { 'content-type': 'application/json' });
+      void respond(request, body, response);
+    });
+  };
+  const respond = async (request: IncomingMessage, body: unknown, response: ServerResponse) => {
+    await listener?.gate?.();
+    let handled = false;
+    const credential = listener?.credential;
+    try {
+      if (credential && request.headers[credential.header] !== credential.value) {
+        response.writeHead(401, { 'content-type': 'application/json' });
         response.end(
-          JSON.stringify({ error: { type: 'not_found', message: `fake API: no route ${request.url}` } }),
+          JSON.stringify({
+            error: { type: 'authentication_error', message: `fake API: wrong ${credential.header}` },
+          }),
         );
-      }
-      requests.push({
-        method: request.method ?? '',
-        path: request.url ?? '',
-        status: response.statusCode,
-        headers: request.headers,
-      });
+        handled = true;
+      } else handled = route(request, body, response);
+    } catch (error) {
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: String((error as Error).stack ?? error) } }));
+      handled = true;
+    }
+    if (!handled) {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ error: { type: 'not_found', message: `fake API: no route ${request.url}` } }),
+      );
+    }
+    requests.push({
+      method: request.method ?? '',
+      path: request.url ?? '',
+      status: response.statusCode,
+      headers: request.headers,
     });
   };
   const server: Server = listener

@@ -1,0 +1,465 @@
+/**
+ * Real agent CLIs through the real broker. Stock Claude Code, Codex CLI and Gemini CLI run with their plain
+ * headless commands in the emulated backend container as rendered (uid 65532, read-only root, kubelet volume
+ * layout) inside the `agent` network namespace, whose only reachable address is the broker's. The broker
+ * (`toolyard-broker`, from this checkout) runs in the `broker` namespace with the provider keys in its own
+ * files; the fake provider APIs serve the real provider names over HTTPS (test CA) in the `upstream`
+ * namespace, which only the broker's namespace reaches, and answer 401 unless the real key arrives.
+ *
+ * For each CLI it proves: the answer comes back through the broker, every request upstream carries the real
+ * key and none carries a broker token; while the CLI waits for the model, no model key, and no other
+ * backend's broker token, exists in any process environment in the agent namespace, in any file of the CLI's
+ * mount namespace (walked as root), or anywhere a process of the container's uid can read (files and /proc)
+ * — the CLI's only credential is its own broker token; the workspace's planted settings (MCP servers, hooks,
+ * and each CLI's own base-URL and key settings pointing at a canary next to the CLI) change nothing. A direct
+ * connection from the agent namespace to an upstream address fails, while the broker's namespace reaches it.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { renderAgent } from '../../constructs/src/render.ts';
+import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
+import { DEFAULT_DENIED_CIDRS } from '../../toolchain-server/broker/config.ts';
+import { requireBackendClis } from '../backends/backend-clis.ts';
+import { startFakeAnthropic } from '../backends/fake-anthropic.ts';
+import { startFakeGemini } from '../backends/fake-gemini.ts';
+import { type FakeApi, type FakeApiListener, ModelScript } from '../backends/fake-model.ts';
+import { startFakeOpenAi } from '../backends/fake-openai.ts';
+import { markers, plantWorkspace, WORKSPACE } from '../backends/planted-workspace.ts';
+import {
+  canEmulatePods,
+  PodVolumes,
+  renderedPod,
+  runContainer,
+  startContainer,
+} from '../backends/pod-emulation.ts';
+import { makeTestCa } from '../support/test-ca.ts';
+import { type BrokerProcess, brokerMissing, startBroker } from './broker-process.ts';
+import { plantBrokerBypass } from './planted-bypass.ts';
+import { BROKER_AGENT_SIDE, BrokerTopology, testDeniedCidrs } from './topology.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const AGENT = 'e2e';
+const NAMESPACE = 'agents';
+const BROKER_SERVICE = `${AGENT}-broker.${NAMESPACE}.svc`;
+const BROKER_PORT = 8480;
+const BROKER_URL = `http://${BROKER_SERVICE}:${BROKER_PORT}`;
+const TOKENS_SECRET = `${AGENT}-broker-tokens`;
+const CLI_TIMEOUT_MS = 120_000;
+/** The stand-in image: the host's system directories (read-only), which cannot hold a value made at test time. */
+const IMAGE_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+type StartFake = (script: ModelScript, listener?: FakeApiListener) => Promise<FakeApi>;
+
+interface Provider {
+  readonly backend: string;
+  readonly route: string;
+  readonly host: string;
+  /** Where the provider wants its key, and where the CLI puts the key it holds (the broker token). */
+  readonly header: string;
+  readonly prefix: string;
+  readonly tokenVar: string;
+  readonly argv: readonly string[];
+  readonly start: StartFake;
+}
+
+const PROVIDERS: readonly Provider[] = [
+  {
+    backend: 'claude',
+    route: 'anthropic',
+    host: 'api.anthropic.com',
+    header: 'x-api-key',
+    prefix: '',
+    tokenVar: 'ANTHROPIC_API_KEY',
+    argv: ['claude', '-p', 'Say hello through the broker.'],
+    start: startFakeAnthropic,
+  },
+  {
+    backend: 'codex',
+    route: 'openai',
+    host: 'api.openai.com',
+    header: 'authorization',
+    prefix: 'Bearer ',
+    tokenVar: 'OPENAI_API_KEY',
+    argv: ['codex', 'exec', 'Say hello through the broker.'],
+    start: startFakeOpenAi,
+  },
+  {
+    backend: 'gemini',
+    route: 'gemini',
+    host: 'generativelanguage.googleapis.com',
+    header: 'x-goog-api-key',
+    prefix: '',
+    tokenVar: 'GEMINI_API_KEY',
+    argv: ['gemini', '-p', 'Say hello through the broker.'],
+    start: startFakeGemini,
+  },
+];
+
+const random = (label: string) =>
+  `${label}-${Math.random().toString(36).slice(2, 14)}${Math.random().toString(36).slice(2, 10)}`;
+
+interface ScanResult {
+  readonly found: readonly { label: string; path: string }[];
+  readonly files: number;
+  readonly processes: number;
+  readonly environs: number;
+}
+
+interface Observation {
+  /** Per process in the agent namespace: its pid, whether it holds the backend's token, secrets found. */
+  readonly environs: { pid: number; ownToken: boolean; found: string[] }[];
+  readonly hostFiles: ScanResult;
+  readonly container: ScanResult;
+}
+
+function runScanner(argv: readonly string[], input: unknown): Promise<ScanResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0] as string, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString('utf8');
+    });
+    child.on('close', (code) => {
+      try {
+        resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '') as ScanResult);
+      } catch {
+        reject(new Error(`secret scan exited ${code}: ${out}\n${err}`));
+      }
+    });
+    child.stdin.end(JSON.stringify(input));
+  });
+}
+
+describe('real agent CLIs through the real broker, holding no model key', { timeout: 10 * 60_000 }, () => {
+  let dir: string;
+  let topology: BrokerTopology | undefined;
+  let broker: BrokerProcess | undefined;
+  let volumes: PodVolumes;
+  let workspace: string;
+  let caFile: string;
+  let canaryUrl: string;
+  const canaryRequests: string[] = [];
+  let closeCanary: () => void = () => {};
+  const keys = new Map(PROVIDERS.map((p) => [p.route, random(`real-${p.route}-key`)]));
+  const tokens = new Map(PROVIDERS.map((p) => [p.backend, random(`broker-token-${p.backend}`)]));
+  const apis = new Map<string, FakeApi>();
+  const scripts = new Map(
+    PROVIDERS.map((p) => [p.backend, new ModelScript([], random(`answer-${p.backend}`))]),
+  );
+  const observations = new Map<string, Promise<Observation>>();
+  const observing = new Map<string, () => Promise<Observation>>();
+  let imageMounts: Record<string, string>;
+
+  /** Every credential a backend container must not hold: the model keys and the other backends' tokens. */
+  const forbidden = (provider: Provider) =>
+    Object.fromEntries([
+      ...[...keys].map(([route, key]) => [`${route} key`, key]),
+      ...[...tokens]
+        .filter(([backend]) => backend !== provider.backend)
+        .map(([b, t]) => [`${b}'s broker token`, t]),
+    ]);
+
+  before(async () => {
+    const reason = canEmulatePods() ?? brokerMissing();
+    if (reason) throw new Error(reason);
+    const cliDir = requireBackendClis();
+    dir = mkdtempSync(join(tmpdir(), 'toolyard-broker-clis-'));
+    topology = new BrokerTopology();
+    const ca = makeTestCa(join(dir, 'ca'));
+    caFile = ca.caFile;
+
+    for (const provider of PROVIDERS) {
+      const site = await topology.site(ca, [provider.host]);
+      const api = await provider.start(scripts.get(provider.backend) as ModelScript, {
+        ...site,
+        credential: { header: provider.header, value: `${provider.prefix}${keys.get(provider.route)}` },
+        // The first request of a run waits while the test looks into the container the CLI runs in.
+        gate: () => {
+          const observe = observing.get(provider.backend);
+          if (!observe) return Promise.resolve();
+          let pending = observations.get(provider.backend);
+          if (!pending) {
+            pending = observe();
+            observations.set(provider.backend, pending);
+          }
+          return pending.then(() => undefined);
+        },
+      });
+      apis.set(provider.backend, api);
+    }
+
+    // A canary next to the CLIs (the agent namespace's own loopback): where every planted URL points.
+    const canarySocket = await topology.namespaces.listen('agent', '127.0.0.1', 0);
+    const canary = createHttpServer((request, response) => {
+      canaryRequests.push(`${request.method} ${request.url} ${JSON.stringify(request.headers)}`);
+      response.writeHead(500).end();
+    });
+    canarySocket.on('connection', (socket) => canary.emit('connection', socket));
+    canaryUrl = `http://127.0.0.1:${(canarySocket.address() as AddressInfo).port}`;
+    closeCanary = () => canarySocket.close();
+
+    // The broker: one route per provider with the real key in a file of its own, one caller per backend.
+    const secrets = join(dir, 'broker-secrets');
+    mkdirSync(secrets);
+    const file = (name: string, value: string) => {
+      writeFileSync(join(secrets, name), value, { mode: 0o400 });
+      return join(secrets, name);
+    };
+    broker = await startBroker(
+      topology,
+      {
+        agent: AGENT,
+        listen: { host: '0.0.0.0', port: BROKER_PORT, allowedHosts: [BROKER_SERVICE] },
+        health: { host: '127.0.0.1', port: 9480 },
+        routes: PROVIDERS.map((p) => ({
+          name: p.route,
+          kind: 'model',
+          upstream: `https://${p.host}`,
+          credential: {
+            file: file(`key-${p.route}`, keys.get(p.route) as string),
+            header: p.header,
+            prefix: p.prefix,
+          },
+        })),
+        callers: PROVIDERS.map((p) => ({
+          name: p.backend,
+          tokenFile: file(`token-${p.backend}`, tokens.get(p.backend) as string),
+          routes: [p.route],
+        })),
+        // The fake upstreams live on 10.231.2.0/24 (private addresses that never leave the machine): the test
+        // broker may reach that /24 and nothing else private; loopback and every other default range stay denied.
+        deniedCidrs: testDeniedCidrs(DEFAULT_DENIED_CIDRS),
+        // The test CA stands in for the public roots the real providers' certificates chain to.
+        extraCaFile: caFile,
+      },
+      dir,
+    );
+
+    const tokenEnv = (p: Provider) => [{ name: p.tokenVar, secretName: TOKENS_SECRET, key: p.backend }];
+    const spec: ToolyardAgent = {
+      apiVersion: 'toolyard.dev/v1alpha1',
+      kind: 'Agent',
+      metadata: { name: AGENT, namespace: NAMESPACE },
+      spec: {
+        workspace: { mountPath: WORKSPACE },
+        backends: [
+          {
+            name: 'claude',
+            type: 'claude',
+            image: { repository: 'example/claude-code', tag: '2.1.330' },
+            port: 8080,
+            env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+            secretEnv: tokenEnv(PROVIDERS[0] as Provider),
+            settings: { env: { ANTHROPIC_BASE_URL: `${BROKER_URL}/anthropic` } },
+          },
+          {
+            name: 'codex',
+            type: 'openai',
+            image: { repository: 'example/codex', tag: '0.169.0' },
+            port: 8081,
+            secretEnv: tokenEnv(PROVIDERS[1] as Provider),
+            settings: {
+              model: 'toolyard-fake-model',
+              model_provider: 'toolyard',
+              model_providers: {
+                toolyard: {
+                  name: 'toolyard broker',
+                  base_url: `${BROKER_URL}/openai/v1`,
+                  env_key: 'OPENAI_API_KEY',
+                  wire_api: 'responses',
+                },
+              },
+              analytics: { enabled: false },
+            },
+          },
+          {
+            name: 'gemini',
+            type: 'gemini',
+            image: { repository: 'example/gemini-cli', tag: '0.61.0' },
+            port: 8082,
+            env: { GOOGLE_GEMINI_BASE_URL: `${BROKER_URL}/gemini` },
+            secretEnv: tokenEnv(PROVIDERS[2] as Provider),
+            settings: { privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } },
+          },
+        ],
+      },
+    };
+    const { pod, configMaps } = renderedPod(renderAgent(spec).objects);
+    volumes = new PodVolumes(
+      join(dir, 'volumes'),
+      pod,
+      configMaps,
+      new Map([[TOKENS_SECRET, Object.fromEntries(tokens)]]),
+    );
+    workspace = volumes.hostPath('workspace');
+    execFileSync('git', ['init', '-q', workspace]);
+    plantWorkspace(workspace, `${canaryUrl}/mcp`);
+    plantBrokerBypass(workspace, canaryUrl);
+    execFileSync('chown', ['-R', '65532:65532', ...readdirSync(workspace).map((f) => join(workspace, f))]);
+    imageMounts = {
+      '/opt/backend-clis': cliDir,
+      '/opt/node/bin': dirname(process.execPath),
+      '/opt/toolyard-test': HERE,
+    };
+  });
+
+  after(async () => {
+    await broker?.stop();
+    await Promise.all([...apis.values()].map((api) => api.close()));
+    closeCanary();
+    topology?.remove();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const containerOptions = (provider: Provider) => ({
+    cwd: WORKSPACE,
+    imageMounts,
+    imageEnv: {
+      PATH: '/opt/backend-clis/node_modules/.bin:/opt/node/bin:/usr/local/bin:/usr/bin:/bin',
+      NO_COLOR: '1',
+    },
+    secretEnv: { [provider.tokenVar]: tokens.get(provider.backend) as string },
+    hosts: [`${BROKER_AGENT_SIDE} ${BROKER_SERVICE}`],
+    netns: topology!.namespaces.exec('agent', []),
+    timeoutMs: CLI_TIMEOUT_MS,
+  });
+
+  /** What the container holds while its CLI waits for the model's first answer. */
+  const observe = async (provider: Provider): Promise<Observation> => {
+    const own = `${provider.tokenVar}=${tokens.get(provider.backend)}`;
+    const secrets = forbidden(provider);
+    const environs: Observation['environs'] = [];
+    for (const pid of topology!.namespaces.pids('agent')) {
+      let environ: string;
+      try {
+        environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+      } catch {
+        continue;
+      }
+      const vars = environ.split('\0');
+      environs.push({
+        pid,
+        ownToken: vars.includes(own),
+        found: Object.entries(secrets).flatMap(([label, value]) => (environ.includes(value) ? [label] : [])),
+      });
+    }
+    const cli = environs.find((e) => e.ownToken);
+    const skip = [...IMAGE_DIRS, ...Object.keys(imageMounts)];
+    const scanner = [process.execPath, join(HERE, 'secret-scan.ts')];
+    const hostFiles = cli
+      ? await runScanner(scanner, { secrets, skip, root: `/proc/${cli.pid}/root`, procs: false })
+      : { found: [], files: 0, processes: 0, environs: 0 };
+    const started = startContainer(volumes, provider.backend, {
+      ...containerOptions(provider),
+      argv: ['node', '/opt/toolyard-test/secret-scan.ts'],
+    });
+    started.child.stdin?.end(JSON.stringify({ secrets, skip }));
+    const result = await started.done;
+    let container: ScanResult;
+    try {
+      container = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '') as ScanResult;
+    } catch {
+      throw new Error(`the in-container scan failed: ${result.stdout}\n${result.stderr}`);
+    }
+    return { environs, hostFiles, container };
+  };
+
+  for (const provider of PROVIDERS) {
+    it(`${provider.backend}: answers through the broker with the real key upstream; holds only its broker token; planted settings change nothing`, async () => {
+      const api = apis.get(provider.backend) as FakeApi;
+      const script = scripts.get(provider.backend) as ModelScript;
+      const seen = api.requests.length;
+      const auditBefore = broker!.audit().length;
+      const canaryBefore = canaryRequests.length;
+      observing.set(provider.backend, () => observe(provider));
+      const result = await runContainer(volumes, provider.backend, {
+        ...containerOptions(provider),
+        argv: provider.argv,
+      });
+      observing.delete(provider.backend);
+      const context = `exit ${result.code}\nstdout: ${result.stdout.slice(-2000)}\nstderr: ${result.stderr.slice(-3000)}\nupstream: ${JSON.stringify(api.requests.slice(seen).map((r) => `${r.method} ${r.path} ${r.status}`))}\nbroker: ${broker!.output().slice(-3000)}`;
+      assert.equal(result.code, 0, context);
+      assert.match(result.stdout, new RegExp(script.finalText), context);
+
+      // Upstream: every request came through the broker with the real key, none with a broker token.
+      const requests = api.requests.slice(seen);
+      assert.ok(requests.length > 0, context);
+      for (const request of requests) {
+        assert.equal(request.headers[provider.header], `${provider.prefix}${keys.get(provider.route)}`);
+        const headers = JSON.stringify(request.headers);
+        for (const token of tokens.values())
+          assert.ok(!headers.includes(token), 'a broker token reached upstream');
+      }
+      const audit = broker!.audit().slice(auditBefore);
+      assert.ok(
+        audit.some(
+          (l) =>
+            l['caller'] === provider.backend && l['route'] === provider.route && l['decision'] === 'allowed',
+        ),
+        `no allowed ${provider.route} route in the audit: ${JSON.stringify(audit)}`,
+      );
+
+      // The container while the CLI ran.
+      const observation = await observations.get(provider.backend);
+      assert.ok(observation, 'the CLI reached upstream without the container being observed');
+      assert.ok(
+        observation.environs.some((e) => e.ownToken),
+        `no process in the agent namespace holds ${provider.tokenVar}=<its broker token>: ${JSON.stringify(observation.environs)}`,
+      );
+      for (const e of observation.environs) assert.deepEqual(e.found, [], `process ${e.pid}'s environment`);
+      assert.deepEqual(observation.hostFiles.found, [], "files of the CLI's mount namespace");
+      assert.ok(observation.hostFiles.files > 0, 'the walk of the CLI mount namespace found no file');
+      assert.deepEqual(observation.container.found, [], 'what the container uid can read');
+      assert.ok(observation.container.environs > 0, 'the in-container scan read no process environment');
+
+      // The planted workspace: nothing ran, nothing reached the canary.
+      const ran = markers(workspace);
+      for (const name of ran) rmSync(join(workspace, name));
+      assert.deepEqual(ran, [], `planted commands ran\n${context}`);
+      assert.deepEqual(canaryRequests.slice(canaryBefore), [], 'a planted URL was contacted');
+    });
+  }
+
+  it('a direct connection from the agent namespace to an upstream address fails; the broker namespace reaches it', async () => {
+    const address = topology!.addressOf('api.anthropic.com');
+    const probe = (argv: readonly string[]) =>
+      execFileSync(argv[0] as string, argv.slice(1), { encoding: 'utf8' });
+    const probeArgs = [join(HERE, 'connect-probe.ts'), address, '443', 'api.anthropic.com', caFile];
+    const fromBroker = JSON.parse(
+      probe(topology!.namespaces.exec('broker', [process.execPath, ...probeArgs])),
+    );
+    assert.deepEqual(fromBroker, { ok: true }, 'control: the broker namespace reaches the upstream');
+    const provider = PROVIDERS[0] as Provider;
+    const fromAgent = await runContainer(volumes, provider.backend, {
+      ...containerOptions(provider),
+      imageMounts: { ...imageMounts, '/opt/toolyard-ca': dirname(caFile) },
+      argv: [
+        'node',
+        '/opt/toolyard-test/connect-probe.ts',
+        address,
+        '443',
+        'api.anthropic.com',
+        '/opt/toolyard-ca/ca.pem',
+      ],
+    });
+    const outcome = JSON.parse(fromAgent.stdout.trim() || '{}') as { ok?: boolean; code?: string };
+    assert.equal(outcome.ok, false, `${fromAgent.stdout}${fromAgent.stderr}`);
+    assert.match(String(outcome.code), /EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ECONNREFUSED/);
+  });
+
+  it("the broker's output carries no key and no token", () => {
+    const output = broker?.output() ?? '';
+    for (const value of [...keys.values(), ...tokens.values()]) assert.ok(!output.includes(value));
+  });
+});
