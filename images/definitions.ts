@@ -12,6 +12,7 @@ import {
   TOOLYARD_IMAGE_PREFIX,
 } from '../constructs/src/defaults.ts';
 import { TOOLCHAIN_CONFIG_FILE } from '../constructs/src/toolchain-config.ts';
+import { BROKER_BUNDLE_FILE, BROKER_CMD, brokerCommand } from '../toolchain-server/broker/launch.ts';
 import { serverCommand } from '../toolchain-server/src/launch.ts';
 
 /** Debian release of every image: the current stable, for current language toolchains from Debian itself. */
@@ -53,7 +54,43 @@ export const DEFAULT_CONFIG_PATH = `${PATHS.toolchainConfigDir}/${TOOLCHAIN_CONF
 export const ENTRYPOINT = serverCommand();
 export const CMD = ['--config', DEFAULT_CONFIG_PATH] as const;
 
-export type ImageName = 'toolchain-server' | 'toolchain-node' | 'toolchain-go-python' | 'toolchain-rust';
+/** What an image runs from /opt/toolyard: its bundle, entrypoint and default arguments. */
+export interface ImageProgram {
+  readonly name: 'toolchain-server' | 'toolyard-broker';
+  /** The bundle's path in the repository (`npm run build:server`) and its file name under /opt/toolyard. */
+  readonly bundleSource: string;
+  readonly bundleFile: string;
+  readonly entrypoint: readonly string[];
+  readonly cmd: readonly string[];
+  /** What the /opt/toolyard layer holds, for the image history. */
+  readonly layerDescription: string;
+}
+
+export const PROGRAMS = {
+  'toolchain-server': {
+    name: 'toolchain-server',
+    bundleSource: 'toolchain-server/dist/toolchain-server.mjs',
+    bundleFile: 'toolchain-server.mjs',
+    entrypoint: ENTRYPOINT,
+    cmd: CMD,
+    layerDescription: 'Node runtime + toolchain server bundle',
+  },
+  'toolyard-broker': {
+    name: 'toolyard-broker',
+    bundleSource: `toolchain-server/dist/${BROKER_BUNDLE_FILE}`,
+    bundleFile: BROKER_BUNDLE_FILE,
+    entrypoint: brokerCommand(),
+    cmd: BROKER_CMD,
+    layerDescription: 'Node runtime + broker bundle',
+  },
+} as const satisfies Record<string, ImageProgram>;
+
+export type ImageName =
+  | 'toolchain-server'
+  | 'toolchain-node'
+  | 'toolchain-go-python'
+  | 'toolchain-rust'
+  | 'toolyard-broker';
 
 export interface ImageDefinition {
   readonly name: ImageName;
@@ -65,6 +102,12 @@ export interface ImageDefinition {
   readonly env: Readonly<Record<string, string>>;
   /** Commands the image test runs through the server's exec_allowed tool, each printing a version. */
   readonly versionCommands: readonly (readonly string[])[];
+  /** What the image runs. Default: the toolchain server. */
+  readonly program?: keyof typeof PROGRAMS;
+}
+
+export function imageProgram(image: ImageDefinition): ImageProgram {
+  return PROGRAMS[image.program ?? 'toolchain-server'];
 }
 
 /** Version control, builds and TLS roots for registries: in every toolchain image. */
@@ -115,6 +158,17 @@ export const IMAGES: readonly ImageDefinition[] = [
       ['cargo', '--version'],
       ['rustc', '--version'],
     ],
+  },
+  {
+    name: 'toolyard-broker',
+    title: 'toolyard broker',
+    description:
+      "The toolyard broker: an agent's model and gateway routes (keys held here alone) and its CONNECT proxy for egress by name.",
+    // Upstream TLS is verified against Node's bundled roots (plus the config's extraCaFile): no Debian CA store.
+    packages: [],
+    env: {},
+    versionCommands: [],
+    program: 'toolyard-broker',
   },
 ];
 

@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import type { AgentMetadata, AgentSpec, ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { AgentSpecError } from './agent-spec-error.ts';
 import { AgentWorkload, SERVER_BUNDLE_VOLUME } from './agent-workload.ts';
+import { Broker } from './broker.ts';
 import { checkAgentDocument } from './check-agent.ts';
 import type { RenderWarning } from './effective-egress.ts';
 import { KubernetesAccess } from './kubernetes-access.ts';
@@ -46,6 +47,8 @@ export class Agent extends Construct {
   readonly gateways: readonly McpGateway[];
   readonly access?: KubernetesAccess;
   readonly networkPolicies?: AgentNetworkPolicies;
+  /** The agent's broker (`spec.broker.enabled`, the default). */
+  readonly broker?: Broker;
 
   constructor(scope: Construct, id: string, props: AgentProps) {
     const document: ToolyardAgent = {
@@ -114,6 +117,7 @@ export class Agent extends Construct {
     this.gateways = deployedGateways(plan).map(
       (gateway) => new McpGateway(this, `gateway-${gateway.name}`, { plan, gateway }),
     );
+    if (plan.broker.enabled) this.broker = new Broker(this, 'broker', { plan });
     if (plan.network.enabled)
       this.networkPolicies = new AgentNetworkPolicies(this, 'network-policies', { plan });
   }

@@ -1,7 +1,7 @@
 /** The container of a model backend: its image, its MCP client config mounts, gateway tokens by reference. */
 import type { k8s } from 'cdk8s-plus-28';
 import { plainEnv, probes, resourceRequirements, scratchVolumes, secretEnv } from './container-parts.ts';
-import { PATHS } from './defaults.ts';
+import { BROKER_TOKEN_ENV, BROKER_URL_ENV, PATHS } from './defaults.ts';
 import type { BackendClientConfig } from './mcp-client-configs.ts';
 import type { AgentPlan, PlannedBackend } from './plan.ts';
 import { restrictedContainerSecurityContext } from './security.ts';
@@ -39,6 +39,61 @@ export function backendBaseEnv(plan: AgentPlan, config: BackendClientConfig): Re
   return { HOME: PATHS.home, TMPDIR: PATHS.tmp, ...config.env, ...gitHardeningEnv(plan.workspace.mountPath) };
 }
 
+/**
+ * Hosts a container reaches directly, not through the broker's CONNECT proxy: loopback (its pod's sidecars),
+ * the broker itself (its routes) and the agent's other Services.
+ */
+export function noProxyHosts(plan: AgentPlan): string[] {
+  return ['localhost', '127.0.0.1', '::1', plan.broker.host, `.${plan.namespace}.svc`];
+}
+
+/**
+ * What a backend gets from the broker: its broker token where its CLI reads its API key and as
+ * `TOOLYARD_BROKER_TOKEN` (client configs name it for gateway routes), its model route as `TOOLYARD_BROKER_URL`,
+ * and proxy variables when it declares egress (the token in the proxy URL by `$(VAR)` expansion, never a value).
+ * With the broker off, the provider key from `model.apiKeySecret` under the CLI's variable.
+ */
+export function backendBrokerEnv(plan: AgentPlan, backend: PlannedBackend): k8s.EnvVar[] {
+  const model = backend.model;
+  if (!plan.broker.enabled)
+    return model?.keyEnv
+      ? secretEnv([{ env: model.keyEnv, secretName: model.apiKeySecret.name, key: model.apiKeySecret.key }])
+      : [];
+  const own = { secretName: plan.broker.tokensSecret, key: backend.name };
+  const env: k8s.EnvVar[] = [
+    ...secretEnv([{ env: BROKER_TOKEN_ENV, ...own }]),
+    ...(model?.keyEnv ? secretEnv([{ env: model.keyEnv, ...own }]) : []),
+    ...(model?.route ? plainEnv({ [BROKER_URL_ENV]: model.route.url }) : []),
+  ];
+  if (backend.egress.kind !== 'none') {
+    const proxy = `http://${backend.name}:$(${BROKER_TOKEN_ENV})@${plan.broker.host}:${plan.broker.port}`;
+    const noProxy = noProxyHosts(plan).join(',');
+    env.push(
+      ...plainEnv({
+        HTTPS_PROXY: proxy,
+        https_proxy: proxy,
+        HTTP_PROXY: proxy,
+        http_proxy: proxy,
+        NO_PROXY: noProxy,
+        no_proxy: noProxy,
+      }),
+    );
+  }
+  return env;
+}
+
+/** The variables `backendBrokerEnv` may set: a spec may not set them itself. */
+export const BACKEND_BROKER_ENV_NAMES = [
+  BROKER_TOKEN_ENV,
+  BROKER_URL_ENV,
+  'HTTPS_PROXY',
+  'https_proxy',
+  'HTTP_PROXY',
+  'http_proxy',
+  'NO_PROXY',
+  'no_proxy',
+] as const;
+
 function configVolume(plan: AgentPlan, config: BackendClientConfig, name: string): k8s.Volume {
   return {
     name,
@@ -63,7 +118,8 @@ export function backendContainer(
 ): BackendContainerParts {
   const scratch = scratchVolumes(backend.name);
   const mcpVolume = `${backend.name}-mcp`;
-  const serverTokens = [...plan.toolchains, ...plan.gateways].flatMap((s) =>
+  // A gateway behind a broker route: the broker holds its token, the backend only its own broker token.
+  const serverTokens = [...plan.toolchains, ...plan.gateways.filter((g) => !g.route)].flatMap((s) =>
     s.auth ? [{ env: s.auth.backendEnv, secretName: s.auth.secret.name, key: s.auth.secret.key }] : [],
   );
   const container: k8s.Container = {
@@ -77,6 +133,7 @@ export function backendContainer(
       ...plainEnv({ ...backendBaseEnv(plan, config), ...backend.env }),
       ...secretEnv(backend.secretEnv),
       ...secretEnv(serverTokens),
+      ...backendBrokerEnv(plan, backend),
     ],
     resources: resourceRequirements(backend.resources),
     securityContext: restrictedContainerSecurityContext(),

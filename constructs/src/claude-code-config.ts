@@ -44,12 +44,22 @@ export function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
+/**
+ * The model route: Claude Code reads `ANTHROPIC_BASE_URL` from the `env` of its settings, and managed settings
+ * outrank a `.claude/settings.json` planted in the workspace, so the route cannot be redirected from there. The
+ * key (`ANTHROPIC_API_KEY`) is the backend's broker token, sent as `x-api-key`; the broker swaps it.
+ */
+export function claudeModelSettings(routeUrl: string | undefined): Record<string, unknown> {
+  return routeUrl ? { env: { ANTHROPIC_BASE_URL: routeUrl } } : {};
+}
+
 export const claudeCodeConfig: ClientConfigFormat = (backend, servers) => {
   const generated = {
     permissions: { allow: servers.filter((s) => s.preApproved).map((s) => `mcp__${s.name}`) },
     allowManagedPermissionRulesOnly: true,
     allowManagedHooksOnly: true,
     allowedMcpServers: servers.map((s) => ({ serverName: s.name })),
+    ...claudeModelSettings(backend.model?.route?.url),
   };
   const { merged, problems } = mergeClientSettings(generated, backend.settings, {
     mcpServers: "MCP servers are the spec's toolchains and gateways, in managed-mcp.json",

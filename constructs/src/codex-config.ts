@@ -37,10 +37,35 @@ export function codexServerTables(servers: readonly McpServerEntry[]): Record<st
   return tables;
 }
 
+/** The Codex model provider that points at the broker route. */
+export const CODEX_PROVIDER = 'toolyard';
+
+/**
+ * The model route: a provider of its own in the system config layer (a workspace `.codex/config.toml` is never
+ * loaded: the workspace stays untrusted). `env_key` names the variable holding the backend's broker token, sent
+ * as `Authorization: Bearer`; the broker swaps it for the real key. `wire_api = "responses"`: the Responses API
+ * of `https://api.openai.com/v1`, which the route forwards to.
+ */
+export function codexModelSettings(routeUrl: string | undefined, keyEnv: string | undefined): JsonObject {
+  if (!routeUrl) return {};
+  return {
+    model_provider: CODEX_PROVIDER,
+    model_providers: {
+      [CODEX_PROVIDER]: {
+        name: CODEX_PROVIDER,
+        base_url: routeUrl,
+        ...(keyEnv ? { env_key: keyEnv } : {}),
+        wire_api: 'responses',
+      },
+    },
+  };
+}
+
 export const codexConfig: ClientConfigFormat = (backend, servers) => {
   const generated: JsonObject = {
     // A read-only image installed from npm cannot update itself; the check would only call the network.
     check_for_update_on_startup: false,
+    ...codexModelSettings(backend.model?.route?.url, backend.model?.keyEnv),
     mcp_servers: codexServerTables(servers),
   };
   const merge = mergeClientSettings(generated, backend.settings, {

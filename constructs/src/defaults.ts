@@ -97,3 +97,93 @@ export const BEARER_TOKEN_FILE_ENV = 'TOOLYARD_BEARER_TOKEN_FILE';
 
 /** The uid/gid every generated container runs as (the conventional "nonroot" id of distroless images). */
 export const RUN_AS_ID = 65532;
+
+/** The broker image: toolyard's own `toolyard-broker` server; its tag is the package version. */
+export const DEFAULT_BROKER_IMAGE = {
+  repository: `${TOOLYARD_IMAGE_PREFIX}/broker`,
+  tag: PACKAGE_VERSION,
+} as const;
+export const DEFAULT_BROKER_REPLICAS = 1;
+export const DEFAULT_BROKER_EGRESS_PORTS = [443] as const;
+export const DEFAULT_BROKER_RESOURCES: Resources = {
+  requests: { cpu: '100m', memory: '128Mi' },
+  limits: { memory: '256Mi' },
+};
+/** The Secret of the callers' broker tokens when the spec names none. */
+export function defaultBrokerTokensSecret(agent: string): string {
+  return `${agent}-broker-tokens`;
+}
+/** Port of a named egress host that gives none (`registry.npmjs.org` means `registry.npmjs.org:443`). */
+export const DEFAULT_EGRESS_HOST_PORT = 443;
+
+/** Where each backend type's model route forwards to when `model.upstream` is not set. */
+export const DEFAULT_MODEL_UPSTREAMS = {
+  claude: 'https://api.anthropic.com',
+  openai: 'https://api.openai.com/v1',
+  gemini: 'https://generativelanguage.googleapis.com',
+} as const;
+/** The header each provider reads its API key from, set by the broker on the model route. */
+export const DEFAULT_MODEL_CREDENTIAL_HEADERS = {
+  claude: { name: 'x-api-key', prefix: '' },
+  openai: { name: 'authorization', prefix: 'Bearer ' },
+  gemini: { name: 'x-goog-api-key', prefix: '' },
+} as const;
+/**
+ * The variable each CLI reads its API key from. With the broker on it carries the backend's broker token (the
+ * broker drops it and sets the real key); with the broker off, the provider key from `model.apiKeySecret`.
+ */
+export const MODEL_KEY_ENV = {
+  claude: 'ANTHROPIC_API_KEY',
+  openai: 'OPENAI_API_KEY',
+  gemini: 'GEMINI_API_KEY',
+} as const;
+/** Variables that hold a provider credential: a backend may not take them from `secretEnv` while the broker is on. */
+export const PROVIDER_KEY_ENVS = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'OPENAI_API_KEY',
+  'CODEX_API_KEY',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+] as const;
+/** A container's own broker token: env in backends (client configs and proxy URLs name it, never its value). */
+export const BROKER_TOKEN_ENV = 'TOOLYARD_BROKER_TOKEN';
+/** A backend's model route base URL (the documented contract of `custom` backends). */
+export const BROKER_URL_ENV = 'TOOLYARD_BROKER_URL';
+/** Where a toolchain's own broker token is mounted, as the file `token` (never in its environment). */
+export const BROKER_TOKEN_DIR = '/etc/toolyard/broker';
+
+/*
+ * The broker contract's constants, repeated here so the renderer stays free of zod in the browser bundle
+ * (toolchain-server/broker/config.ts defines them with its schema); test/constructs/broker-contract.test.ts
+ * proves the two agree.
+ */
+/** Default listener ports of the broker: routes and CONNECT, and health/metrics. */
+export const BROKER_PORTS_DEFAULT = { proxy: 8480, health: 9480 } as const;
+/** Where the broker's pod mounts its files (`BROKER_PATHS` of the contract). */
+export const BROKER_POD_PATHS = {
+  configDir: '/etc/toolyard/broker/config',
+  configFile: '/etc/toolyard/broker/config/config.json',
+  callerTokensDir: '/etc/toolyard/broker/callers',
+  keysDir: '/etc/toolyard/broker/keys',
+} as const;
+/** Ranges the broker refuses after resolution (`DEFAULT_DENIED_CIDRS` of the contract). */
+export const DEFAULT_DENIED_CIDRS = [
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '224.0.0.0/3',
+  '::/128',
+  '::1/128',
+  '::ffff:0:0/96',
+  '64:ff9b::/96',
+  'fc00::/7',
+  'fe80::/10',
+  'ff00::/8',
+] as const;

@@ -4,7 +4,14 @@
  * for less than its pod will have. A toolchain with `placement: pod` is its pod's only container, so its
  * pod's egress is exactly what it declares, and the agent pod only needs to reach its MCP port.
  */
-import type { AgentPlan, EgressRule, PlannedDeployedGateway, PodToolchain } from './plan.ts';
+import type {
+  AgentPlan,
+  EgressHost,
+  EgressRule,
+  PlannedDeployedGateway,
+  PlannedRoute,
+  PodToolchain,
+} from './plan.ts';
 import { deployedGateways, podToolchains, sidecarToolchains } from './plan.ts';
 
 export type EgressDestination =
@@ -20,6 +27,13 @@ export type EgressDestination =
       /** The toolchain pod's object name. */
       readonly toolchain: string;
       readonly podLabels: Readonly<Record<string, string>>;
+    }
+  /** The agent's broker, on its proxy port: routes and CONNECT, per caller token. */
+  | { readonly kind: 'broker'; readonly broker: string; readonly podLabels: Readonly<Record<string, string>> }
+  /** Every public address: `0.0.0.0/0` and `::/0` minus the denied ranges (the broker's own egress). */
+  | {
+      readonly kind: 'internet';
+      readonly blocks: readonly { readonly cidr: string; readonly except: readonly string[] }[];
     }
   | { readonly kind: 'anywhere' };
 
@@ -46,11 +60,15 @@ export interface PodEgress {
 }
 
 /** Codes of the warnings a spec can acknowledge (`spec.acknowledgedWarnings[].warning`). */
-export type AcknowledgeableWarning = 'shared-egress' | 'unreachable-gateway' | 'network-policies-disabled';
+export type AcknowledgeableWarning =
+  | 'shared-egress'
+  | 'unreachable-gateway'
+  | 'network-policies-disabled'
+  | 'broker-disabled';
 
 /** Something that renders but deserves attention. */
 export interface RenderWarning {
-  readonly code: AcknowledgeableWarning | 'stale-acknowledgement';
+  readonly code: AcknowledgeableWarning | 'stale-acknowledgement' | 'deprecated-registries-egress';
   /** The toolchain or gateway the warning is about, for codes that name one. */
   readonly subject?: string;
   readonly path: string;
@@ -84,6 +102,8 @@ export function agentPodEgress(plan: AgentPlan): PodEgress {
     },
   ];
   for (const gateway of deployedGateways(plan)) {
+    // A gateway the broker routes to is reached through the broker, which holds its token.
+    if (gateway.route) continue;
     grants.push({
       purpose: `MCP gateway "${gateway.name}"`,
       to: { kind: 'gateway', gateway: gateway.objectName, podLabels: gateway.selector },
@@ -98,6 +118,14 @@ export function agentPodEgress(plan: AgentPlan): PodEgress {
       ports: tcp([toolchain.port]),
       neededBy: backends,
     });
+  }
+  if (plan.broker.enabled) {
+    const callers = plan.broker.callers.filter((c) => c.pod === plan.names.workload).map((c) => c.name);
+    if (callers.length > 0) grants.push(brokerGrant(plan, callers));
+    if (plan.rbacPreset !== 'none') {
+      grants.push(cidrGrant('Kubernetes API server', plan.network.apiServerEgress, backends));
+    }
+    return { pod: plan.names.workload, containers: everyone, restricted: plan.network.enabled, grants };
   }
   grants.push(cidrGrant('model providers', plan.network.modelEgress, backends));
   for (const gateway of plan.gateways) {
@@ -145,6 +173,24 @@ export function gatewayPodEgress(plan: AgentPlan, gateway: PlannedDeployedGatewa
 export function toolchainPodEgress(plan: AgentPlan, toolchain: PodToolchain): PodEgress {
   const container = toolchain.containerName;
   const grants: EgressGrant[] = [];
+  if (plan.broker.enabled) {
+    if (toolchain.namedEgress.kind !== 'none')
+      grants.push(
+        {
+          purpose: 'cluster DNS',
+          to: { kind: 'dns', ...plan.network.dns },
+          ports: DNS_PORTS,
+          neededBy: [container],
+        },
+        brokerGrant(plan, [container]),
+      );
+    return {
+      pod: toolchain.pod.objectName,
+      containers: [container],
+      restricted: plan.network.enabled,
+      grants,
+    };
+  }
   if (toolchain.egress === 'registries') {
     grants.push(
       {
@@ -167,13 +213,91 @@ export function toolchainPodEgress(plan: AgentPlan, toolchain: PodToolchain): Po
   };
 }
 
-/** Every generated pod's egress: the agent pod, toolchain pods in spec order, then deployed gateways. */
+function brokerGrant(plan: AgentPlan, neededBy: readonly string[]): EgressGrant {
+  return {
+    purpose: 'broker (model and gateway routes, egress by name)',
+    to: { kind: 'broker', broker: plan.broker.objectName, podLabels: plan.broker.selector },
+    ports: tcp([plan.broker.port]),
+    neededBy,
+  };
+}
+
+/** `0.0.0.0/0` and `::/0`, each minus the denied ranges of its family. */
+export function internetBlocks(deniedCidrs: readonly string[]): { cidr: string; except: string[] }[] {
+  const v6 = (cidr: string) => cidr.includes(':');
+  return [
+    { cidr: '0.0.0.0/0', except: deniedCidrs.filter((c) => !v6(c) && c !== '0.0.0.0/0') },
+    { cidr: '::/0', except: deniedCidrs.filter((c) => v6(c) && c !== '::/0') },
+  ];
+}
+
+/**
+ * The broker pod's egress: cluster DNS (it resolves every name itself), the public internet on its
+ * `egressPorts` minus the denied ranges, and the deployed gateways it routes to.
+ */
+export function brokerPodEgress(plan: AgentPlan): PodEgress {
+  const container = 'broker';
+  const grants: EgressGrant[] = [
+    {
+      purpose: 'cluster DNS',
+      to: { kind: 'dns', ...plan.network.dns },
+      ports: DNS_PORTS,
+      neededBy: [container],
+    },
+    {
+      purpose: 'public internet (model providers, external gateways, egress by name)',
+      to: { kind: 'internet', blocks: internetBlocks(plan.broker.deniedCidrs) },
+      ports: tcp(plan.broker.egressPorts),
+      neededBy: [container],
+    },
+  ];
+  for (const route of plan.broker.routes) {
+    if (!route.inCluster) continue;
+    grants.push({
+      purpose: `MCP gateway "${route.owner}" (route ${route.name})`,
+      to: { kind: 'gateway', gateway: plan.names.gateway(route.owner), podLabels: route.inCluster.podLabels },
+      ports: tcp([route.inCluster.port]),
+      neededBy: [container],
+    });
+  }
+  return { pod: plan.broker.objectName, containers: [container], restricted: plan.network.enabled, grants };
+}
+
+/** Every generated pod's egress: the agent pod, toolchain pods in spec order, deployed gateways, the broker. */
 export function allPodEgress(plan: AgentPlan): PodEgress[] {
   return [
     agentPodEgress(plan),
     ...podToolchains(plan).map((t) => toolchainPodEgress(plan, t)),
     ...deployedGateways(plan).map((g) => gatewayPodEgress(plan, g)),
+    ...(plan.broker.enabled ? [brokerPodEgress(plan)] : []),
   ];
+}
+
+/** What one container may reach through the broker: its routes, and hosts by name (or any, `open`). */
+export interface ContainerEgress {
+  readonly container: string;
+  readonly role: 'backend' | 'toolchain';
+  readonly pod: string;
+  readonly routes: readonly PlannedRoute[];
+  readonly hosts: readonly EgressHost[];
+  /** Any public host on these ports (`network.egress: open`). */
+  readonly openPorts: readonly number[];
+}
+
+/** Egress by name of every container that calls the broker (broker on; empty otherwise), in caller order. */
+export function containerEgress(plan: AgentPlan): ContainerEgress[] {
+  return plan.broker.callers.map((caller) => ({
+    container: caller.name,
+    role: caller.role,
+    pod: caller.pod,
+    routes: plan.broker.routes.filter((r) => caller.routes.includes(r.name)),
+    hosts: caller.egress,
+    openPorts: caller.openPorts,
+  }));
+}
+
+export function describeHost(entry: EgressHost): string {
+  return `${entry.host}:${entry.ports.join(',')}`;
 }
 
 export function describeDestination(to: EgressDestination): string {
@@ -186,6 +310,12 @@ export function describeDestination(to: EgressDestination): string {
       return `pods of ${to.gateway}`;
     case 'toolchain':
       return `pods of ${to.toolchain}`;
+    case 'broker':
+      return `pods of ${to.broker}`;
+    case 'internet':
+      return to.blocks
+        .map((b) => (b.except.length > 0 ? `${b.cidr} except ${b.except.join(', ')}` : b.cidr))
+        .join('; ');
     case 'anywhere':
       return 'anywhere';
   }
@@ -218,12 +348,30 @@ export function egressWarnings(plan: AgentPlan): RenderWarning[] {
   }
   const pod = agentPodEgress(plan);
   const warnings: RenderWarning[] = [];
+  if (!plan.broker.enabled)
+    warnings.push({
+      code: 'broker-disabled',
+      path: '/spec/broker/enabled',
+      message:
+        'the broker is disabled: backends hold their provider keys and gateway tokens, and pods reach the internet by CIDR (networkPolicy.modelEgress, registryEgress), not by name; set broker.enabled: true (the default), or acknowledge broker-disabled',
+    });
+  plan.toolchains.forEach((toolchain, index) => {
+    if (plan.broker.enabled && toolchain.namedEgress.fromRegistriesAlias)
+      warnings.push({
+        code: 'deprecated-registries-egress',
+        subject: toolchain.name,
+        path: `/spec/toolchains/${index}/network/egress`,
+        message: `toolchain "${toolchain.name}": egress "registries" is deprecated; it stands for the ecosystems of its presets: write { ecosystems: [${toolchain.namedEgress.ecosystems.join(', ')}] }`,
+      });
+  });
   plan.toolchains.forEach((toolchain, index) => {
     // A toolchain in its own pod has exactly what it asked for.
     if (toolchain.placement !== 'sidecar') return;
     const own = pod.grants.filter((grant) => grant.neededBy.includes(toolchain.containerName));
+    // The broker applies each caller's own list: reaching its port grants a container nothing of another's.
     const extra = pod.grants.filter(
-      (grant) => grant.to.kind !== 'dns' && !own.some((mine) => covers(mine, grant)),
+      (grant) =>
+        grant.to.kind !== 'dns' && grant.to.kind !== 'broker' && !own.some((mine) => covers(mine, grant)),
     );
     if (extra.length === 0) return;
     const inherited = extra
@@ -237,12 +385,24 @@ export function egressWarnings(plan: AgentPlan): RenderWarning[] {
       subject: toolchain.name,
       path: `/spec/toolchains/${index}/network/egress`,
       message:
-        `toolchain "${toolchain.name}" asks for egress "${toolchain.egress}" but shares pod "${pod.pod}", ` +
+        `toolchain "${toolchain.name}" asks for egress "${egressLabel(toolchain.namedEgress, toolchain.egress)}" but shares pod "${pod.pod}", ` +
         `whose NetworkPolicy also allows: ${inherited}. NetworkPolicy selects pods, not containers: ` +
         `placement: pod gives it a pod and NetworkPolicy of its own (on a ReadWriteMany workspace)`,
     });
   });
   plan.gateways.forEach((gateway, index) => {
+    if (plan.broker.enabled) {
+      if (!gateway.route || gateway.route.inCluster) return;
+      const { port, host } = urlTarget(gateway.upstreamUrl);
+      if (!plan.broker.egressPorts.includes(port))
+        warnings.push({
+          code: 'unreachable-gateway',
+          subject: gateway.name,
+          path: '/spec/broker/egressPorts',
+          message: `external gateway "${gateway.name}" (${host}:${port}) is reached through the broker, whose egressPorts [${plan.broker.egressPorts.join(', ')}] do not include ${port}: add it to spec.broker.egressPorts`,
+        });
+      return;
+    }
     if (gateway.kind !== 'external' || gateway.egress) return;
     const { port, host } = urlTarget(gateway.url);
     const covered =
@@ -257,6 +417,10 @@ export function egressWarnings(plan: AgentPlan): RenderWarning[] {
     }
   });
   return warnings;
+}
+
+function egressLabel(egress: { kind: string; fromRegistriesAlias: boolean }, need: string): string {
+  return egress.kind === 'named' && !egress.fromRegistriesAlias ? 'by name' : need;
 }
 
 /** Whether `wider` already allows everything `narrower` allows. */

@@ -47,6 +47,15 @@ export function geminiAllowlist(servers: readonly McpServerEntry[]): string[] {
   return approved.length > 0 ? approved : ['toolyard:none'];
 }
 
+/**
+ * The model route: Gemini CLI (through @google/genai) takes its API base URL from `GOOGLE_GEMINI_BASE_URL` in
+ * the container environment, which a planted workspace `.env` cannot override (`advanced.ignoreLocalEnv`). The
+ * key (`GEMINI_API_KEY`) is the backend's broker token, sent as `x-goog-api-key`; the broker swaps it.
+ */
+export function geminiModelEnv(routeUrl: string | undefined): Record<string, string> {
+  return routeUrl ? { GOOGLE_GEMINI_BASE_URL: routeUrl } : {};
+}
+
 export const geminiCliConfig: ClientConfigFormat = (backend, servers) => {
   const generated: JsonObject = {
     mcpServers: geminiServerEntries(servers),
@@ -68,6 +77,7 @@ export const geminiCliConfig: ClientConfigFormat = (backend, servers) => {
       env: {
         GEMINI_CLI_SYSTEM_SETTINGS_PATH: CLIENT_CONFIG_PATHS.geminiCliSettings,
         GEMINI_CLI_TRUST_WORKSPACE: 'true',
+        ...geminiModelEnv(backend.model?.route?.url),
       },
     },
     problems,

@@ -9,7 +9,7 @@
 import { claudeCodeConfig } from './claude-code-config.ts';
 import { codexConfig } from './codex-config.ts';
 import { customBackendConfig } from './custom-backend-config.ts';
-import { CLIENT_TIMEOUT_MARGIN_SECONDS } from './defaults.ts';
+import { BROKER_TOKEN_ENV, CLIENT_TIMEOUT_MARGIN_SECONDS } from './defaults.ts';
 import { geminiCliConfig } from './gemini-cli-config.ts';
 import type { AgentPlan, BackendType, PlannedBackend } from './plan.ts';
 
@@ -90,11 +90,12 @@ export function mcpServerEntries(plan: AgentPlan): McpServerEntry[] {
       preApproved: true,
       toolTimeoutSeconds: t.limits.maxTimeoutSeconds + CLIENT_TIMEOUT_MARGIN_SECONDS,
     })),
+    // Behind a broker route, a gateway is called with the backend's own broker token; the broker sets its token.
     ...plan.gateways.map((g) => ({
       name: g.name,
       url: g.url,
       kind: 'gateway' as const,
-      ...(g.auth ? { tokenEnv: g.auth.backendEnv } : {}),
+      ...(g.route ? { tokenEnv: BROKER_TOKEN_ENV } : g.auth ? { tokenEnv: g.auth.backendEnv } : {}),
       preApproved: g.preApproved,
       toolTimeoutSeconds: g.toolTimeoutSeconds,
     })),

@@ -57,6 +57,18 @@ export class AgentNames {
     return `${this.agent}-workspace`;
   }
 
+  /** Deployment, Service, ServiceAccount, ConfigMap and NetworkPolicy of the broker. */
+  get broker(): string {
+    return `${this.agent}-broker`;
+  }
+  /** Cluster-DNS host of the broker's Service. */
+  get brokerHost(): string {
+    return `${this.broker}.${this.namespace}.svc`;
+  }
+  brokerSelector(): Labels {
+    return this.selector(BROKER_COMPONENT);
+  }
+
   /** Labels that select the agent pod. */
   agentSelector(): Labels {
     return this.selector('agent');
@@ -82,6 +94,19 @@ export class AgentNames {
       [LABEL.agent]: this.agent,
     };
   }
+}
+
+/** The component label of the broker's objects. */
+export const BROKER_COMPONENT = 'broker';
+
+/** The broker route of a backend's model: `model-<backend>`. */
+export function brokerRouteForModel(backend: string): string {
+  return `model-${backend}`;
+}
+
+/** The broker route of a gateway: `gateway-<gateway>`. */
+export function brokerRouteForGateway(gateway: string): string {
+  return `gateway-${gateway}`;
 }
 
 /** The component label of a toolchain's own pod and objects (`placement: pod`). */

@@ -2,6 +2,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import {
   agentPodEgress,
+  brokerPodEgress,
   type EgressGrant,
   gatewayPodEgress,
   type PodEgress,
@@ -84,7 +85,15 @@ export class AgentNetworkPolicies extends Construct {
     }
 
     for (const gateway of deployedGateways(plan)) {
-      const ingress = fromAgentPod(gateway.port);
+      // A gateway behind a broker route is called by the broker (which adds its token), not the agent pod.
+      const ingress: k8s.NetworkPolicyIngressRule[] = gateway.route
+        ? [
+            {
+              from: [{ podSelector: { matchLabels: { ...plan.broker.selector } } }],
+              ports: [{ port: k8s.IntOrString.fromNumber(gateway.port), protocol: 'TCP' }],
+            },
+          ]
+        : fromAgentPod(gateway.port);
       policies.push(
         new k8s.KubeNetworkPolicy(this, `gateway-${gateway.name}`, {
           metadata: {
@@ -94,6 +103,40 @@ export class AgentNetworkPolicies extends Construct {
             ...annotations,
           },
           spec: policySpec(gateway.selector, ingress, gatewayPodEgress(plan, gateway)),
+        }),
+      );
+    }
+    if (plan.broker.enabled) {
+      // Only this agent's pods that call the broker reach it, on the proxy port (probes come from the kubelet).
+      const callerPods = [...new Set(plan.broker.callers.map((c) => c.pod))].map((pod) => ({
+        podSelector: {
+          matchLabels: {
+            ...(pod === names.workload
+              ? names.agentSelector()
+              : podToolchains(plan).find((t) => t.pod.objectName === pod)!.pod.selector),
+          },
+        },
+      }));
+      policies.push(
+        new k8s.KubeNetworkPolicy(this, 'broker', {
+          metadata: {
+            name: plan.broker.objectName,
+            namespace: plan.namespace,
+            labels: names.labels(plan.broker.component, plan.labels),
+            ...annotations,
+          },
+          spec: policySpec(
+            plan.broker.selector,
+            callerPods.length > 0
+              ? [
+                  {
+                    from: callerPods,
+                    ports: [{ port: k8s.IntOrString.fromNumber(plan.broker.port), protocol: 'TCP' }],
+                  },
+                ]
+              : [],
+            brokerPodEgress(plan),
+          ),
         }),
       );
     }
@@ -130,7 +173,15 @@ function egressRule(grant: EgressGrant): k8s.NetworkPolicyEgressRule {
       };
     case 'gateway':
     case 'toolchain':
+    case 'broker':
       return { to: [{ podSelector: { matchLabels: { ...grant.to.podLabels } } }], ...withPorts };
+    case 'internet':
+      return {
+        to: grant.to.blocks.map((b) => ({
+          ipBlock: { cidr: b.cidr, ...(b.except.length > 0 ? { except: [...b.except] } : {}) },
+        })),
+        ...withPorts,
+      };
     case 'cidrs':
       return { to: grant.to.cidrs.map((cidr) => ({ ipBlock: { cidr } })), ...withPorts };
     case 'anywhere':

@@ -14,6 +14,15 @@ import type {
   WorkspaceVolume,
 } from '../../schema/src/types.generated.ts';
 import type { ToolMode, ToolPreset } from '../../toolchain-server/src/config.ts';
+import {
+  brokerRoutes,
+  type PlannedBrokerSettings,
+  planBrokerSettings,
+  planCallers,
+  planGatewayRoute,
+  planModel,
+  planNamedEgress,
+} from './broker-plan.ts';
 import * as D from './defaults.ts';
 import type { AcknowledgeableWarning } from './effective-egress.ts';
 import {
@@ -64,6 +73,93 @@ export interface PlannedBackend {
   readonly mcpConfigPath?: string;
   /** The spec's extra client settings, merged into the generated config. */
   readonly settings?: Readonly<Record<string, unknown>>;
+  /** Its model route at the broker (broker on), or its provider key as env (broker off); absent: no `model`. */
+  readonly model?: PlannedModel;
+  /** What it may reach by name through the broker, besides its routes. */
+  readonly egress: PlannedNamedEgress;
+}
+
+/** A backend's model access. */
+export interface PlannedModel {
+  /** The variable its CLI reads the API key from (absent for `custom`). */
+  readonly keyEnv?: string;
+  readonly apiKeySecret: { readonly name: string; readonly key: string };
+  /** Its broker route, with the broker on. */
+  readonly route?: PlannedRoute;
+}
+
+/** Egress by name of one container, resolved: hosts from `hosts` and from the ecosystems' table. */
+export interface PlannedNamedEgress {
+  /** `none`, `open`, or `named` (`{ hosts, ecosystems }` or the `registries` alias). */
+  readonly kind: 'none' | 'open' | 'named';
+  /** The spec used the deprecated `registries` alias (toolchains only). */
+  readonly fromRegistriesAlias: boolean;
+  /** Ecosystems as declared (or implied by the alias), in spec order. */
+  readonly ecosystems: readonly string[];
+  /** Host patterns as declared in `hosts` (with their optional `:port`). */
+  readonly declaredHosts: readonly string[];
+  /** Every host the container may reach, sorted, with its ports (unknown ecosystems contribute nothing). */
+  readonly entries: readonly EgressHost[];
+}
+
+export interface EgressHost {
+  readonly host: string;
+  readonly ports: readonly number[];
+}
+
+/** A broker route: `http://<broker>:<port>/<name>/…` forwarded to one upstream with the route's credential. */
+export interface PlannedRoute {
+  readonly name: string;
+  readonly kind: 'model' | 'gateway';
+  /** The backend or gateway it serves. */
+  readonly owner: string;
+  readonly upstream: string;
+  /** The URL callers use: the broker Service and the route. */
+  readonly url: string;
+  readonly credential?: {
+    readonly secret: { readonly name: string; readonly key: string };
+    readonly header: string;
+    readonly prefix: string;
+  };
+  readonly insecureHttp: boolean;
+  /** A deployed gateway's pods and port, which the broker's NetworkPolicy lets it reach. */
+  readonly inCluster?: { readonly podLabels: Labels; readonly port: number };
+}
+
+/** One container that authenticates to the broker with its own token (a key of the tokens Secret). */
+export interface PlannedCaller {
+  readonly name: string;
+  readonly role: 'backend' | 'toolchain';
+  /** The pod it runs in. */
+  readonly pod: string;
+  readonly routes: readonly string[];
+  readonly egress: readonly EgressHost[];
+  /** `open`: any public host on these ports. */
+  readonly openPorts: readonly number[];
+}
+
+export interface PlannedBroker {
+  readonly enabled: boolean;
+  /** Deployment, Service, ServiceAccount, ConfigMap and NetworkPolicy: `<agent>-broker`. */
+  readonly objectName: string;
+  readonly component: string;
+  readonly selector: Labels;
+  /** Cluster-DNS host of its Service. */
+  readonly host: string;
+  /** `http://<host>:<port>`: routes below it, and the CONNECT proxy. */
+  readonly url: string;
+  readonly image: PlannedImage;
+  readonly port: number;
+  readonly healthPort: number;
+  readonly tokensSecret: string;
+  readonly egressPorts: readonly number[];
+  readonly deniedCidrs: readonly string[];
+  readonly replicas: number;
+  readonly resources: Resources;
+  /** Model routes (backend order), then gateway routes (gateway order); empty with the broker off. */
+  readonly routes: readonly PlannedRoute[];
+  /** Backends, then toolchains with egress; empty with the broker off. */
+  readonly callers: readonly PlannedCaller[];
 }
 
 export interface PlannedToolchain {
@@ -86,7 +182,10 @@ export interface PlannedToolchain {
   readonly allowedCommands: readonly string[];
   readonly handles: { readonly commands: readonly string[]; readonly files: readonly string[] };
   readonly limits: typeof D.DEFAULT_LIMITS | Readonly<Record<keyof typeof D.DEFAULT_LIMITS, number>>;
+  /** The pod-level posture (with the broker off, NetworkPolicy grants follow it); `{hosts, ecosystems}` is `registries`. */
   readonly egress: EgressNeed;
+  /** What it may reach by name through the broker (with the broker on). */
+  readonly namedEgress: PlannedNamedEgress;
   readonly env: Readonly<Record<string, string>>;
   readonly resources: Resources;
   readonly configMapName: string;
@@ -121,8 +220,12 @@ export interface PlannedGatewayAuth {
 
 interface PlannedGatewayBase {
   readonly name: string;
-  /** URL written into backends' client configs. */
+  /** URL written into backends' client configs: the broker route's with the broker on, else `upstreamUrl`. */
   readonly url: string;
+  /** The gateway's own URL: its Service (deployed) or the declared URL (external). */
+  readonly upstreamUrl: string;
+  /** The broker route backends call it through (external gateways, deployed ones with auth), broker on. */
+  readonly route?: PlannedRoute;
   /** Backends may call its tools without an interactive approval. */
   readonly preApproved: boolean;
   /** Client-side timeout of one tool call. */
@@ -206,6 +309,7 @@ export interface AgentPlan {
   readonly serviceAccountAnnotations: Labels;
   readonly imagePullSecrets: readonly string[];
   readonly acknowledgements: readonly PlannedAcknowledgement[];
+  readonly broker: PlannedBroker;
 }
 
 /** Builds the plan of a schema-valid agent document. */
@@ -215,7 +319,14 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
   const names = new AgentNames(name, namespace);
   const spec = agent.spec;
   const network = spec.networkPolicy ?? {};
+  const brokerSettings = planBrokerSettings(spec.broker, names);
   const toolchains = (spec.toolchains ?? []).map((toolchain) => planToolchain(toolchain, names));
+  const backends = spec.backends.map((backend) => planBackend(backend, brokerSettings));
+  const gateways = (spec.gateways ?? []).map((gateway) =>
+    'url' in gateway
+      ? planExternalGateway(gateway, brokerSettings)
+      : planDeployedGateway(gateway, names, brokerSettings),
+  );
   return {
     names,
     name,
@@ -230,11 +341,9 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
         toolchains.some((t) => t.placement === 'pod'),
       ),
     },
-    backends: spec.backends.map(planBackend),
+    backends,
     toolchains,
-    gateways: (spec.gateways ?? []).map((gateway) =>
-      'url' in gateway ? planExternalGateway(gateway) : planDeployedGateway(gateway, names),
-    ),
+    gateways,
     rbacPreset: spec.rbac?.preset ?? 'none',
     network: {
       enabled: network.enabled ?? true,
@@ -267,6 +376,11 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
         path: `/spec/acknowledgedWarnings/${index}`,
       };
     }),
+    broker: {
+      ...brokerSettings,
+      routes: brokerRoutes(backends, gateways),
+      callers: planCallers(brokerSettings, backends, toolchains, gateways, names.workload),
+    },
   };
 }
 
@@ -305,7 +419,8 @@ function planWorkspaceVolume(
   };
 }
 
-function planBackend(backend: Backend): PlannedBackend {
+function planBackend(backend: Backend, broker: PlannedBrokerSettings): PlannedBackend {
+  const model = planModel(backend, broker);
   return {
     name: backend.name,
     type: backend.type,
@@ -321,6 +436,8 @@ function planBackend(backend: Backend): PlannedBackend {
       ? { mcpConfigPath: backend.mcpConfigPath ?? D.DEFAULT_MCP_CONFIG_PATH }
       : {}),
     ...(backend.settings !== undefined ? { settings: backend.settings } : {}),
+    ...(model ? { model } : {}),
+    egress: planNamedEgress(backend.network?.egress),
   };
 }
 
@@ -353,7 +470,8 @@ function planToolchain(toolchain: Toolchain, names: AgentNames): PlannedToolchai
     allowedCommands: toolchain.tools?.allowedCommands ?? [],
     handles: { commands: toolchain.handles?.commands ?? [], files: toolchain.handles?.files ?? [] },
     limits: { ...D.DEFAULT_LIMITS, ...toolchain.limits },
-    egress: toolchain.network?.egress ?? 'none',
+    egress: egressNeed(toolchain.network?.egress),
+    namedEgress: planNamedEgress(toolchain.network?.egress, toolchain.tools?.presets ?? []),
     env: definedEntries(toolchain.env),
     resources: toolchain.resources ?? D.DEFAULT_TOOLCHAIN_RESOURCES,
     configMapName: names.toolchainConfigMap(toolchain.name),
@@ -387,16 +505,25 @@ function planGatewayCalls(gateway: DeployedGateway | ExternalGateway) {
   };
 }
 
-function planDeployedGateway(gateway: DeployedGateway, names: AgentNames): PlannedDeployedGateway {
+function planDeployedGateway(
+  gateway: DeployedGateway,
+  names: AgentNames,
+  broker: PlannedBrokerSettings,
+): PlannedDeployedGateway {
   const path = gateway.path ?? D.DEFAULT_GATEWAY_PATH;
   const kubernetes = gateway.authority?.kubernetes;
   const auth = planAuth(gateway);
+  const upstreamUrl = `http://${names.gatewayHost(gateway.name)}:${gateway.port}${path}`;
+  const selector = names.gatewaySelector(gateway.name);
+  const route = planGatewayRoute(gateway, upstreamUrl, broker, { podLabels: selector, port: gateway.port });
   return {
     kind: 'deployed',
     name: gateway.name,
     ...planGatewayCalls(gateway),
     objectName: names.gateway(gateway.name),
-    url: `http://${names.gatewayHost(gateway.name)}:${gateway.port}${path}`,
+    url: route?.url ?? upstreamUrl,
+    upstreamUrl,
+    ...(route ? { route } : {}),
     ...(auth ? { auth } : {}),
     ...(gateway.egress ? { egress: gateway.egress } : {}),
     image: planImage(gateway.image),
@@ -410,21 +537,34 @@ function planDeployedGateway(gateway: DeployedGateway, names: AgentNames): Plann
     secretEnv: (gateway.secretEnv ?? []).map((s) => ({ env: s.name, secretName: s.secretName, key: s.key })),
     ...(gateway.healthPath ? { healthPath: gateway.healthPath } : {}),
     resources: gateway.resources ?? D.DEFAULT_GATEWAY_RESOURCES,
-    selector: names.gatewaySelector(gateway.name),
+    selector,
     serviceAccountAnnotations: definedEntries(gateway.serviceAccountAnnotations),
   };
 }
 
-function planExternalGateway(gateway: ExternalGateway): PlannedExternalGateway {
+function planExternalGateway(
+  gateway: ExternalGateway,
+  broker: PlannedBrokerSettings,
+): PlannedExternalGateway {
   const auth = planAuth(gateway);
+  const route = planGatewayRoute(gateway, gateway.url, broker);
   return {
     kind: 'external',
     name: gateway.name,
     ...planGatewayCalls(gateway),
-    url: gateway.url,
+    url: route?.url ?? gateway.url,
+    upstreamUrl: gateway.url,
+    ...(route ? { route } : {}),
     ...(auth ? { auth } : {}),
     ...(gateway.egress ? { egress: gateway.egress } : {}),
   };
+}
+
+/** The pod-level posture of a toolchain's egress: egress by name counts as `registries` (CIDR rules, broker off). */
+function egressNeed(egress: NonNullable<Toolchain['network']>['egress']): EgressNeed {
+  if (egress === undefined || egress === 'none') return 'none';
+  if (egress === 'open') return 'open';
+  return 'registries';
 }
 
 /** Drops the `undefined` that generated index signatures allow. */

@@ -4,8 +4,9 @@
  * (a workspace every pod can mount, a bearer token unless explicitly waived).
  */
 import type { SpecProblem } from '../../schema/src/validator.ts';
-import { gitHardeningEnv, portName } from './backend-container.ts';
-import { CLIENT_CONFIG_PATHS, PATHS } from './defaults.ts';
+import { BACKEND_BROKER_ENV_NAMES, gitHardeningEnv, portName } from './backend-container.ts';
+import { checkBroker } from './broker-checks.ts';
+import { BROKER_TOKEN_DIR, CLIENT_CONFIG_PATHS, PATHS } from './defaults.ts';
 import { clientConfigEnv, clientConfigProblems, mcpServerEntries } from './mcp-client-configs.ts';
 import { type AgentPlan, podToolchains, sidecarToolchains } from './plan.ts';
 
@@ -25,6 +26,7 @@ export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
     ...checkEnv(plan),
     ...checkPortNames(plan),
     ...checkAcknowledgements(plan),
+    ...checkBroker(plan),
     ...clientConfigProblems(plan),
   ];
 }
@@ -89,7 +91,7 @@ function checkEnv(plan: AgentPlan): SpecProblem[] {
   ) => {
     const why = (name: string) =>
       setByToolyard.has(name)
-        ? `toolyard sets ${name} so the backend's CLI finds its config and git ignores hooks planted in the workspace; choose another name`
+        ? `toolyard sets ${name} so the backend's CLI finds its config and the broker, and git ignores hooks planted in the workspace; choose another name`
         : 'HOME, TMPDIR and TOOLYARD_* point at generated volumes and configs; choose another name';
     const taken = (name: string) => isReserved(name) || setByToolyard.has(name);
     for (const name of Object.keys(env)) if (taken(name)) reserved(`${base}/env/${name}`, name, why(name));
@@ -109,6 +111,7 @@ function checkEnv(plan: AgentPlan): SpecProblem[] {
     const own = new Set([
       ...Object.keys(clientConfigEnv(b)),
       ...Object.keys(gitHardeningEnv(plan.workspace.mountPath)),
+      ...(plan.broker.enabled ? BACKEND_BROKER_ENV_NAMES : []),
     ]);
     checkContainer(`/spec/backends/${i}`, b.env, b.secretEnv, own);
   });
@@ -342,6 +345,7 @@ function checkPaths(plan: AgentPlan): SpecProblem[] {
     PATHS.serverBundle,
     PATHS.toolchainConfigDir,
     PATHS.serviceAccount,
+    ...(plan.broker.enabled ? [BROKER_TOKEN_DIR] : []),
   ];
   const problems: SpecProblem[] = [];
   const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);

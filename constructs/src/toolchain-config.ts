@@ -1,6 +1,6 @@
 /** The toolchain server config a sidecar receives: built here, parsed by the server with the same schema. */
 import type { ToolchainServerConfigInput } from '../../toolchain-server/src/config.ts';
-import { PATHS, TOKEN_FILE_NAME, TOOLCHAIN_POD_LISTEN_HOST } from './defaults.ts';
+import { BROKER_TOKEN_DIR, PATHS, TOKEN_FILE_NAME, TOOLCHAIN_POD_LISTEN_HOST } from './defaults.ts';
 import type { PlannedToolchain } from './plan.ts';
 import { assertServerContract } from './server-contract.ts';
 
@@ -37,9 +37,18 @@ export const TOOLCHAIN_PASSTHROUGH_ENV = [
 
 export const TOOLCHAIN_CONFIG_FILE = 'config.json';
 
+/** The broker's CONNECT proxy as a toolchain with egress sees it (absent: the broker is off or it has none). */
+export interface ToolchainEgressProxy {
+  /** `http://<broker host>:<port>`. */
+  readonly url: string;
+  /** Hosts its children reach directly (loopback is added by the server). */
+  readonly noProxy: readonly string[];
+}
+
 export function toolchainServerConfig(
   toolchain: PlannedToolchain,
   workspaceMountPath: string,
+  egressProxy?: ToolchainEgressProxy,
 ): ToolchainServerConfigInput {
   return {
     name: toolchain.name,
@@ -66,12 +75,26 @@ export function toolchainServerConfig(
       set: { ...TOOLCHAIN_CACHE_ENV },
     },
     ...(toolchain.auth ? { auth: { bearerTokenFile: `${PATHS.authDir}/${TOKEN_FILE_NAME}` } } : {}),
+    ...(egressProxy
+      ? {
+          egressProxy: {
+            url: egressProxy.url,
+            user: toolchain.containerName,
+            tokenFile: `${BROKER_TOKEN_DIR}/${TOKEN_FILE_NAME}`,
+            noProxy: [...egressProxy.noProxy],
+          },
+        }
+      : {}),
   };
 }
 
 /** The config as the ConfigMap carries it; proven parseable by the server's schema before it is emitted. */
-export function toolchainServerConfigJson(toolchain: PlannedToolchain, workspaceMountPath: string): string {
-  const config = toolchainServerConfig(toolchain, workspaceMountPath);
+export function toolchainServerConfigJson(
+  toolchain: PlannedToolchain,
+  workspaceMountPath: string,
+  egressProxy?: ToolchainEgressProxy,
+): string {
+  const config = toolchainServerConfig(toolchain, workspaceMountPath, egressProxy);
   assertServerContract(toolchain.name, config);
   return `${JSON.stringify(config, null, 2)}\n`;
 }

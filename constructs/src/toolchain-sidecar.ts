@@ -2,8 +2,9 @@ import * as plus from 'cdk8s-plus-28';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { serverCommand } from '../../toolchain-server/src/launch.ts';
+import { noProxyHosts } from './backend-container.ts';
 import { plainEnv, resourceRequirements, scratchVolumes, tokenFile } from './container-parts.ts';
-import { PATHS } from './defaults.ts';
+import { BROKER_TOKEN_DIR, PATHS } from './defaults.ts';
 import type { AgentPlan, PlannedToolchain } from './plan.ts';
 import { restrictedContainerSecurityContext } from './security.ts';
 import { TOOLCHAIN_CACHE_ENV, TOOLCHAIN_CONFIG_FILE, toolchainServerConfigJson } from './toolchain-config.ts';
@@ -39,7 +40,13 @@ export class ToolchainSidecar extends Construct {
     const { plan, toolchain } = props;
     const bundleVolume = props.serverBundleVolume ?? 'toolyard-server';
     this.injectsServer = toolchain.injectServer;
-    this.configJson = toolchainServerConfigJson(toolchain, plan.workspace.mountPath);
+    // With egress through the broker, the server gives its children the proxy and its own token, from a file.
+    const viaBroker = plan.broker.enabled && toolchain.namedEgress.kind !== 'none';
+    this.configJson = toolchainServerConfigJson(
+      toolchain,
+      plan.workspace.mountPath,
+      viaBroker ? { url: plan.broker.url, noProxy: noProxyHosts(plan) } : undefined,
+    );
     this.configMap = new plus.ConfigMap(this, 'config', {
       metadata: {
         name: toolchain.configMapName,
@@ -55,10 +62,17 @@ export class ToolchainSidecar extends Construct {
     const token = toolchain.auth
       ? tokenFile(`${toolchain.containerName}-token`, toolchain.auth.secret)
       : undefined;
+    const brokerToken = viaBroker
+      ? tokenFile(`${toolchain.containerName}-broker`, {
+          name: plan.broker.tokensSecret,
+          key: toolchain.containerName,
+        })
+      : undefined;
     this.volumes = [
       ...scratch.volumes,
       { name: configVolume, configMap: { name: toolchain.configMapName } },
       ...(token ? [token.volume] : []),
+      ...(brokerToken ? [brokerToken.volume] : []),
     ];
     const health = k8s.IntOrString.fromNumber(toolchain.healthPort);
     this.container = {
@@ -85,6 +99,7 @@ export class ToolchainSidecar extends Construct {
         ...scratch.mounts,
         { name: configVolume, mountPath: PATHS.toolchainConfigDir, readOnly: true },
         ...(token ? [token.mount] : []),
+        ...(brokerToken ? [{ ...brokerToken.mount, mountPath: BROKER_TOKEN_DIR }] : []),
         ...(toolchain.injectServer
           ? [{ name: bundleVolume, mountPath: PATHS.serverBundle, readOnly: true }]
           : []),

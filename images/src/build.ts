@@ -2,26 +2,27 @@
  * `npm run images`: every image of images/definitions.ts as an OCI archive, `dist/images/<name>.oci.tar`,
  * plus `dist/images/images.json` (names, tags, digests). Two layers each: the Debian root filesystem (cached by
  * package list, images/src/rootfs.ts) and /opt/toolyard — the pinned Node runtime from the npm registry and
- * the server bundle — which is the same blob in every image. No Docker daemon, no registry pull.
+ * the image's program bundle (the toolchain server's, or the broker's) — which is the same blob in every image
+ * of one program. No Docker daemon, no registry pull.
  */
 import { execFile } from 'node:child_process';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { nodeRuntime, pinnedNodeVersion } from '../../release/src/node-runtime.ts';
-import { bundle } from '../../toolchain-server/scripts/bundle.ts';
+import { bundle, bundleBroker } from '../../toolchain-server/scripts/bundle.ts';
 import { SERVER_BUNDLE_DIR } from '../../toolchain-server/src/launch.ts';
 import {
   ACCOUNT_SETUP,
-  CMD,
   DEBIAN_SUITE,
-  ENTRYPOINT,
   IMAGE_USER,
   IMAGES,
   type ImageDefinition,
   type ImageMetadata,
+  type ImageProgram,
   imageEnv,
   imageLabels,
+  imageProgram,
   imageRepository,
   SLIM_DPKG_FILTERS,
 } from '../definitions.ts';
@@ -58,21 +59,26 @@ export async function imageMetadata(root: string): Promise<ImageMetadata & { epo
   };
 }
 
-/** The /opt/toolyard layer: bin/node, toolchain-server.mjs and Node's licence, root-owned and read-only. */
-async function serverLayer(root: string, work: string, epoch: number): Promise<LayerBlob> {
+/** The /opt/toolyard layer: bin/node, the program's bundle and Node's licence, root-owned and read-only. */
+async function serverLayer(
+  root: string,
+  work: string,
+  epoch: number,
+  program: ImageProgram,
+): Promise<LayerBlob> {
   const runtime = await nodeRuntime(pinnedNodeVersion(root));
-  const tree = join(work, 'server-layer');
+  const tree = join(work, `${program.name}-layer`);
   const opt = join(tree, SERVER_BUNDLE_DIR);
   await mkdir(join(opt, 'bin'), { recursive: true });
   await copyFile(runtime.bin, join(opt, 'bin', 'node'));
-  await bundle(join(opt, 'toolchain-server.mjs'));
+  await (program.name === 'toolyard-broker' ? bundleBroker : bundle)(join(opt, program.bundleFile));
   await copyFile(runtime.license, join(opt, 'LICENSE.node'));
   await run('chmod', ['-R', 'u=rwX,go=rX', tree]);
   await chmod(join(opt, 'bin', 'node'), 0o755);
-  const tar = join(work, 'server-layer.tar');
+  const tar = join(work, `${program.name}-layer.tar`);
   const top = SERVER_BUNDLE_DIR.split('/').filter(Boolean)[0]!;
   await run('tar', ['--create', `--file=${tar}`, ...reproducibleTarFlags(epoch), '-C', tree, top]);
-  return gzipLayer(tar, join(work, 'server-layer.tar.gz'));
+  return gzipLayer(tar, join(work, `${program.name}-layer.tar.gz`));
 }
 
 async function buildOne(
@@ -82,6 +88,7 @@ async function buildOne(
   outDir: string,
   log: (line: string) => void,
 ): Promise<BuiltImage> {
+  const program = imageProgram(image);
   const rootfs = await debianRootfs(
     { suite: DEBIAN_SUITE, packages: image.packages, dpkgFilters: SLIM_DPKG_FILTERS, setup: ACCOUNT_SETUP },
     log,
@@ -96,13 +103,13 @@ async function buildOne(
         blob: rootfs.layer,
         createdBy: `mmdebstrap --variant=minbase ${DEBIAN_SUITE} ${image.packages.join(' ')}`.trim(),
       },
-      { blob: server, createdBy: `toolyard: ${SERVER_BUNDLE_DIR} (Node runtime + toolchain server bundle)` },
+      { blob: server, createdBy: `toolyard: ${SERVER_BUNDLE_DIR} (${program.layerDescription})` },
     ],
     config: {
       user: `${IMAGE_USER.id}:${IMAGE_USER.id}`,
       env: imageEnv(image),
-      entrypoint: ENTRYPOINT,
-      cmd: CMD,
+      entrypoint: [...program.entrypoint],
+      cmd: [...program.cmd],
       workingDir: IMAGE_USER.workspace,
       labels: imageLabels(image, meta),
     },
@@ -150,10 +157,13 @@ export async function buildImages(options: {
   await mkdir(options.outDir, { recursive: true });
   const work = await mkdtemp(join(options.outDir, '.work-'));
   try {
-    const server = await serverLayer(options.root, work, meta.epoch);
+    const images = options.images ?? IMAGES;
+    const layers = new Map<string, LayerBlob>();
+    for (const program of new Set(images.map(imageProgram)))
+      layers.set(program.name, await serverLayer(options.root, work, meta.epoch, program));
     // Two at a time: building a root filesystem waits on the mirror as much as on the CPU.
-    const built = await inParallel(options.images ?? IMAGES, 2, (image) =>
-      buildOne(image, server, meta, options.outDir, log),
+    const built = await inParallel(images, 2, (image) =>
+      buildOne(image, layers.get(imageProgram(image).name)!, meta, options.outDir, log),
     );
     const manifest = built.map(
       ({ name, repository, tag, reference, digest, platform, archive, archiveSha256, archiveSize }) => ({

@@ -6,12 +6,11 @@
  */
 import {
   ACCOUNT_SETUP,
-  CMD,
   DEBIAN_SUITE,
-  ENTRYPOINT,
   IMAGE_USER,
   type ImageDefinition,
   imageEnv,
+  imageProgram,
   imageRepository,
 } from '../definitions.ts';
 
@@ -30,6 +29,7 @@ export interface DockerfileInputs {
 }
 
 export function dockerfile(image: ImageDefinition, versions: DockerfileInputs): string {
+  const program = imageProgram(image);
   const env = Object.entries(imageEnv(image)).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
   const packages =
     image.packages.length === 0
@@ -61,7 +61,7 @@ export function dockerfile(image: ImageDefinition, versions: DockerfileInputs): 
     `RUN ${ACCOUNT_SETUP.join(' \\\n && ')}`,
     'COPY --from=node --chown=0:0 --chmod=0755 /node/bin/node /opt/toolyard/bin/node',
     'COPY --from=node --chown=0:0 --chmod=0644 /node/LICENSE /opt/toolyard/LICENSE.node',
-    'COPY --chown=0:0 --chmod=0644 toolchain-server/dist/toolchain-server.mjs /opt/toolyard/toolchain-server.mjs',
+    `COPY --chown=0:0 --chmod=0644 ${program.bundleSource} /opt/toolyard/${program.bundleFile}`,
     `ENV ${env.join(' \\\n    ')}`,
     'ARG REVISION=unknown',
     `LABEL org.opencontainers.image.title=${JSON.stringify(image.title)} \\`,
@@ -72,7 +72,7 @@ export function dockerfile(image: ImageDefinition, versions: DockerfileInputs): 
     `      org.opencontainers.image.revision="\${REVISION}"`,
     `USER ${IMAGE_USER.id}:${IMAGE_USER.id}`,
     `WORKDIR ${IMAGE_USER.workspace}`,
-    `ENTRYPOINT ${json(ENTRYPOINT)}`,
-    `CMD ${json(CMD)}`,
+    `ENTRYPOINT ${json(program.entrypoint)}`,
+    `CMD ${json(program.cmd)}`,
   ].join('\n')}\n`;
 }

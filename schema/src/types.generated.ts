@@ -32,7 +32,7 @@ export type Port = number;
  */
 export type DnsSubdomain = string;
 /**
- * One render warning accepted on purpose. `shared-egress` names its `toolchain`, `unreachable-gateway` its `gateway`; `network-policies-disabled` names nothing.
+ * One render warning accepted on purpose. `shared-egress` names its `toolchain`, `unreachable-gateway` its `gateway`; `network-policies-disabled` and `broker-disabled` name nothing.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "WarningAcknowledgement".
@@ -146,6 +146,7 @@ export interface AgentSpec {
    * Render warnings accepted on purpose, each with its reason. An acknowledged warning is no longer printed as a warning: `toolyard explain` and the playground list it with the reason, and an acknowledgement that matches no warning is itself a warning.
    */
   acknowledgedWarnings?: WarningAcknowledgement[];
+  broker?: BrokerSettings;
 }
 /**
  * The shared source tree, mounted into every backend and toolchain container at the same path.
@@ -190,7 +191,7 @@ export interface Backend {
   args?: string[];
   env?: StringMap2;
   /**
-   * Environment variables read from Secrets by reference (`secretKeyRef`); toolyard never emits Secret data.
+   * Environment variables read from Secrets by reference (`secretKeyRef`); toolyard never emits Secret data. Not for provider keys while the broker is on: those go in `model.apiKeySecret`, so only the broker holds them.
    */
   secretEnv?: SecretEnv[];
   resources?: Resources;
@@ -206,6 +207,8 @@ export interface Backend {
    * Extra settings merged into the generated client config: Claude Code `managed-settings.json`, Codex `/etc/codex/config.toml` (written as TOML, so no `null`), Gemini CLI system `settings.json`. For what toolyard does not decide: the model, its provider and endpoint, telemetry. Keys toolyard generates (MCP servers, their approvals, trust and timeouts, the hardening settings) cannot be set here; `custom` backends take none.
    */
   settings?: Record<string, unknown>;
+  model?: BackendModel;
+  network?: BackendNetwork;
 }
 /**
  * A container image, pinned by tag or digest.
@@ -281,6 +284,58 @@ export interface ResourceList {
    * A Kubernetes quantity.
    */
   'ephemeral-storage'?: string;
+}
+/**
+ * How the backend reaches its model provider through the broker: the broker holds the key (mounted into the broker alone) and forwards the backend's requests to one upstream origin. Required for `claude`, `openai` and `gemini` backends while the broker is on.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "BackendModel".
+ */
+export interface BackendModel {
+  apiKeySecret: SecretKeyRef;
+  /**
+   * The provider origin (with an optional base path) the route forwards to over verified TLS. Defaults per type: claude `https://api.anthropic.com`, openai `https://api.openai.com/v1`, gemini `https://generativelanguage.googleapis.com`; `custom` backends must set it.
+   */
+  upstream?: string;
+  credentialHeader?: CredentialHeader;
+}
+/**
+ * The provider API key, by reference; only the broker mounts it.
+ */
+export interface SecretKeyRef {
+  /**
+   * Secret in the agent's namespace.
+   */
+  name: string;
+  /**
+   * Key in the Secret.
+   */
+  key: string;
+}
+/**
+ * Where the broker puts the key: `name: prefix + key`. Defaults per type: claude `x-api-key`, openai `authorization: Bearer `, gemini `x-goog-api-key`; `custom` backends must set it.
+ */
+export interface CredentialHeader {
+  /**
+   * Lower-case header name.
+   */
+  name: string;
+  /**
+   * Put before the key, e.g. `Bearer `.
+   */
+  prefix?: string;
+}
+/**
+ * What the backend may reach besides its model route and the spec's gateways: hosts by name through the broker's CONNECT proxy with its own token (proxy variables are set in the container).
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "BackendNetwork".
+ */
+export interface BackendNetwork {
+  /**
+   * `none`: only its model route and gateways. `{ hosts, ecosystems }`: those names too. `open`: any public host on the broker's `egressPorts`.
+   */
+  egress?: 'none' | 'open' | NamedEgress;
 }
 /**
  * A project execution environment running the toolchain server in any language image: a sidecar in the agent pod (MCP on `http://127.0.0.1:<port>/mcp`), or with `placement: pod` its own pod behind its own NetworkPolicy (MCP at its Service).
@@ -387,16 +442,16 @@ export interface ToolchainLimits {
   maxQueue?: number;
 }
 /**
- * What network this toolchain needs. NetworkPolicy selects pods, not containers: a sidecar's pod gets the union of its containers' needs, and toolyard warns when this toolchain asks for less than its pod will have. With `placement: pod` the toolchain's own policy allows exactly this.
+ * What network this toolchain needs. With the broker on (the default), egress is by name and exact per container: the toolchain reaches what it lists through the broker's CONNECT proxy, with its own token, whatever its pod's other containers need. With `broker.enabled: false`, NetworkPolicy selects pods, not containers: a sidecar's pod gets the union of its containers' needs, and toolyard warns when this toolchain asks for less than its pod will have.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "ToolchainNetwork".
  */
 export interface ToolchainNetwork {
   /**
-   * `none`: no egress (with `placement: pod` not even DNS: the server resolves no names). `registries`: cluster DNS and the package registries (`spec.networkPolicy.registryEgress`). `open`: any destination.
+   * `none`: no egress (with `placement: pod` not even DNS). `{ hosts, ecosystems }`: those names, through the broker. `open`: any public host on the broker's `egressPorts` (any destination with `broker.enabled: false`). `registries` (deprecated, warns): the ecosystems of this toolchain's presets (with `broker.enabled: false`: `networkPolicy.registryEgress`).
    */
-  egress?: 'none' | 'registries' | 'open';
+  egress?: 'none' | 'registries' | 'open' | NamedEgress;
 }
 /**
  * Plain environment variables for the toolchain (visible to the server; children see only the server's allowlist).
@@ -411,13 +466,13 @@ export interface StringMap3 {
  * via the `definition` "ToolchainAuth".
  */
 export interface ToolchainAuth {
-  bearerTokenSecret: SecretKeyRef;
+  bearerTokenSecret: SecretKeyRef1;
 }
 /**
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "SecretKeyRef".
  */
-export interface SecretKeyRef {
+export interface SecretKeyRef1 {
   /**
    * Secret in the agent's namespace.
    */
@@ -578,9 +633,9 @@ export interface StringMap6 {
 }
 export interface WarningAcknowledgement1 {
   /**
-   * The warning's code: `shared-egress` (a toolchain shares more egress than it asked for, because NetworkPolicy selects pods), `unreachable-gateway` (no egress rule covers an external gateway's URL), `network-policies-disabled`.
+   * The warning's code: `shared-egress` (a toolchain shares more egress than it asked for, because NetworkPolicy selects pods), `unreachable-gateway` (no egress rule covers an external gateway's URL), `network-policies-disabled`, `broker-disabled` (`spec.broker.enabled: false`: backends hold provider keys and pods get CIDR egress).
    */
-  warning: 'shared-egress' | 'unreachable-gateway' | 'network-policies-disabled';
+  warning: 'shared-egress' | 'unreachable-gateway' | 'network-policies-disabled' | 'broker-disabled';
   /**
    * The toolchain a `shared-egress` warning is about.
    */
@@ -593,6 +648,76 @@ export interface WarningAcknowledgement1 {
    * Why the warning is accepted, for reviewers of the spec.
    */
   reason: string;
+}
+/**
+ * The agent's broker (`<agent>-broker`: Deployment, Service, ServiceAccount without token, NetworkPolicy): the only pod of the agent with internet egress and the only holder of model keys and external gateways' tokens. Backends reach their model through a broker route (the CLI's own base-URL setting, in the managed settings toolyard mounts) with a per-container broker token, never a provider key; containers with `network.egress` reach the hosts they list through its CONNECT proxy, each with its own token, so egress by name is exact per container. See docs/broker.md.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "Broker".
+ */
+export interface BrokerSettings {
+  /**
+   * Render the broker. `false` keeps the CIDR rules of `networkPolicy.modelEgress`/`registryEgress` (backends then hold provider keys through `secretEnv`, and pods get `0.0.0.0/0` egress) and warns (`broker-disabled`, acknowledgeable).
+   */
+  enabled?: boolean;
+  image?: Image1;
+  /**
+   * Port of the broker's proxy listener (model and gateway routes, CONNECT); the only port of its Service.
+   */
+  port?: number;
+  /**
+   * Port of the broker's `/healthz`, `/readyz` and `/metrics` listener (probes and scraping; not in its Service).
+   */
+  healthPort?: number;
+  /**
+   * The Secret holding one broker token per caller, keyed by container name (`claude`, `toolchain-rust`, …). The broker mounts every key; each container gets only its own. Defaults to `<agent>-broker-tokens`; `toolyard explain` prints the `kubectl create secret generic` command that creates it.
+   */
+  tokensSecret?: string;
+  /**
+   * TCP ports the broker may open to public addresses (its NetworkPolicy and CONNECT `open` callers). Model providers, registries and external gateways on other ports need them listed here.
+   *
+   * @minItems 1
+   */
+  egressPorts?: [Port, ...Port[]];
+  /**
+   * Ranges the broker never connects to, checked after it resolves a name (and excluded from its NetworkPolicy's `0.0.0.0/0` and `::/0`): loopback, private, link-local (cloud metadata), CGNAT, multicast and reserved ranges. If your cluster's pod or Service ranges, nodes or control plane use addresses outside these (public or non-RFC1918 ranges), add them here.
+   *
+   * @minItems 1
+   */
+  deniedCidrs?: [Cidr, ...Cidr[]];
+  /**
+   * Replicas of the broker Deployment (it keeps no state).
+   */
+  replicas?: number;
+  resources?: Resources2;
+}
+/**
+ * A container image, pinned by tag or digest.
+ */
+export interface Image1 {
+  /**
+   * Image repository, including the registry.
+   */
+  repository: string;
+  /**
+   * Image tag.
+   */
+  tag?: string;
+  /**
+   * Image digest; wins over `tag`.
+   */
+  digest?: string;
+  /**
+   * Kubernetes image pull policy.
+   */
+  pullPolicy?: 'IfNotPresent' | 'Always' | 'Never';
+}
+/**
+ * Compute resources of the broker container.
+ */
+export interface Resources2 {
+  requests?: ResourceList;
+  limits?: ResourceList;
 }
 /**
  * A gateway toolyard deploys: Deployment, Service, ServiceAccount and, with `authority.kubernetes`, a preset Role per namespace.
@@ -630,7 +755,7 @@ export interface DeployedGateway {
    * HTTP path for probes on `port`; a TCP probe when omitted.
    */
   healthPath?: string;
-  resources?: Resources2;
+  resources?: Resources3;
   serviceAccountAnnotations?: StringMap8;
   /**
    * Whether backends may call this gateway's tools without an interactive approval (Claude Code permission rule, Codex `default_tools_approval_mode = "approve"`, Gemini CLI `trust`). Set false to withhold it: headless runs then cannot call the gateway at all.
@@ -667,7 +792,7 @@ export interface KubernetesAuthority {
  * via the `definition` "GatewayAuth".
  */
 export interface GatewayAuth {
-  bearerTokenSecret: SecretKeyRef;
+  bearerTokenSecret: SecretKeyRef1;
   /**
    * For deployed gateway images that read their token only from an environment variable: also set this variable to the token. Off by default, because anything the gateway process starts can read its environment (/proc/<pid>/environ); the file is always mounted.
    */
@@ -702,7 +827,7 @@ export interface EgressRule3 {
 /**
  * Compute resources of the gateway container.
  */
-export interface Resources2 {
+export interface Resources3 {
   requests?: ResourceList;
   limits?: ResourceList;
 }
@@ -728,7 +853,7 @@ export interface ExternalGateway {
    */
   url: string;
   auth?: GatewayAuth;
-  egress?: EgressRule3;
+  egress?: EgressRule4;
   /**
    * Whether backends may call this gateway's tools without an interactive approval (Claude Code permission rule, Codex `default_tools_approval_mode = "approve"`, Gemini CLI `trust`). Set false to withhold it: headless runs then cannot call the gateway at all.
    */
@@ -739,10 +864,27 @@ export interface ExternalGateway {
   toolTimeoutSeconds?: number;
 }
 /**
+ * With `broker.enabled: false` only: CIDRs and ports the agent pod may reach this gateway on. With the broker on, the broker reaches it (on its `egressPorts`).
+ */
+export interface EgressRule4 {
+  /**
+   * IPv4/IPv6 CIDRs.
+   *
+   * @minItems 1
+   */
+  cidrs: [Cidr, ...Cidr[]];
+  /**
+   * TCP ports.
+   *
+   * @minItems 1
+   */
+  ports: [Port, ...Port[]];
+}
+/**
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "Resources".
  */
-export interface Resources3 {
+export interface Resources4 {
   requests?: ResourceList;
   limits?: ResourceList;
 }
@@ -826,4 +968,20 @@ export interface ClaimWorkspace {
    * An existing claim (`claimName`) or a new claim (`storage`: a claim template that renders a StatefulSet, or one shared PersistentVolumeClaim when a toolchain has `placement: pod`).
    */
   persistentVolumeClaim: ExistingClaim | ClaimTemplate;
+}
+/**
+ * Egress by name, through the broker's CONNECT proxy with this container's own token: the listed hosts and the hosts of the listed ecosystems (docs/broker.md has the table), on the broker's `egressPorts` unless a host says otherwise.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "NamedEgress".
+ */
+export interface NamedEgress {
+  /**
+   * DNS names (`api.github.com`), or `*.` and a name for its subdomains (`*.example.com`, not `example.com` itself), optionally with `:port`. Lower case; no IP literals; no pattern over a whole top-level domain.
+   */
+  hosts?: string[];
+  /**
+   * Named package ecosystems, each a fixed list of hosts: `npm`, `pypi`, `crates`, `rustup`, `go`, `terraform`, `helm`, `maven`, `gradle`, `rubygems`, `nuget`, `github`, `dockerhub`, `ghcr`.
+   */
+  ecosystems?: string[];
 }

@@ -44,6 +44,11 @@ const nodeBuiltins: Plugin = {
       contents: 'export function assertServerContract() {}\n',
       loader: 'js',
     }));
+    // Likewise the broker config's self-check against toolyard-broker's zod schema (broker-contract.ts).
+    b.onLoad({ filter: /[\\/]constructs[\\/]src[\\/]broker-contract\.ts$/ }, () => ({
+      contents: 'export function assertBrokerContract() {}\n',
+      loader: 'js',
+    }));
     // cdk8s bundles its own copy of `yaml` (the same 2.x release the renderer uses); one copy is enough.
     b.onResolve({ filter: /^yaml$/ }, async (args) => {
       if (!sameYamlRelease || !/[\\/]node_modules[\\/]cdk8s[\\/]/.test(args.importer)) return undefined;

@@ -3,7 +3,16 @@ import { describe, it } from 'node:test';
 import { App, Chart, Testing } from 'cdk8s';
 import * as plus from 'cdk8s-plus-28';
 import { Agent, AgentSpecError } from '../../constructs/src/index.ts';
-import { find, type Json, labelsFor, minimalAgent, objectsOf, podSpecOf, rustToolchain } from './fixtures.ts';
+import {
+  find,
+  type Json,
+  labelsFor,
+  minimalAgent,
+  modelKey,
+  objectsOf,
+  podSpecOf,
+  rustToolchain,
+} from './fixtures.ts';
 
 describe('Agent', () => {
   it('renders exactly the objects of a minimal agent, in a stable order', () => {
@@ -15,7 +24,12 @@ describe('Agent', () => {
         'ConfigMap/agents/tiny-mcp-clients',
         'Service/agents/tiny',
         'Deployment/agents/tiny',
+        'ServiceAccount/agents/tiny-broker',
+        'ConfigMap/agents/tiny-broker',
+        'Deployment/agents/tiny-broker',
+        'Service/agents/tiny-broker',
         'NetworkPolicy/agents/tiny',
+        'NetworkPolicy/agents/tiny-broker',
       ],
     );
   });
@@ -78,7 +92,11 @@ describe('Agent', () => {
       },
     ]);
     assert.equal((find(objects, 'Service', 'tiny') as Json).spec.clusterIP, 'None');
-    assert.equal(objects.filter((o) => o.kind === 'Deployment').length, 0);
+    // The broker is the only Deployment: the agent pod is the StatefulSet's.
+    assert.deepEqual(
+      objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name),
+      ['tiny-broker'],
+    );
   });
 
   it('uses an existing claim with a Recreate Deployment', () => {
@@ -127,8 +145,8 @@ describe('Agent', () => {
     const chart = new Chart(new App({ outdir: 'unused' }), 'c');
     const bad = minimalAgent({
       backends: [
-        { name: 'a', type: 'claude', image: { repository: 'x', tag: '1' }, port: 8080 },
-        { name: 'b', type: 'openai', image: { repository: 'y', tag: '1' }, port: 8080 },
+        { name: 'a', type: 'claude', image: { repository: 'x', tag: '1' }, port: 8080, model: modelKey },
+        { name: 'b', type: 'openai', image: { repository: 'y', tag: '1' }, port: 8080, model: modelKey },
       ],
       toolchains: [{ ...rustToolchain, tools: { mode: 'exec', presets: [], allowedCommands: [] } }],
     });

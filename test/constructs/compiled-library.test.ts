@@ -32,7 +32,17 @@ describe('compiled library', () => {
 const chart = new Chart(app, 'platform', { disableResourceNameHashes: true });
 new Agent(chart, 'agent', {
   metadata: { name: 'js', namespace: 'agents' },
-  spec: { backends: [{ name: 'claude', type: 'claude', image: { repository: 'x', tag: '1' }, port: 8080 }] },
+  spec: {
+    backends: [
+      {
+        name: 'claude',
+        type: 'claude',
+        image: { repository: 'x', tag: '1' },
+        port: 8080,
+        model: { apiKeySecret: { name: 'claude-credentials', key: 'api-key' } },
+      },
+    ],
+  },
 });
 console.log(JSON.stringify(chart.toJson().map((o) => o.kind + '/' + o.metadata.name)));
 `;
@@ -54,7 +64,12 @@ console.log(JSON.stringify(chart.toJson().map((o) => o.kind + '/' + o.metadata.n
             'ConfigMap/js-mcp-clients',
             'Service/js',
             'Deployment/js',
+            'ServiceAccount/js-broker',
+            'ConfigMap/js-broker',
+            'Deployment/js-broker',
+            'Service/js-broker',
             'NetworkPolicy/js',
+            'NetworkPolicy/js-broker',
           ],
           app,
         );

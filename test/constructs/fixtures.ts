@@ -15,10 +15,26 @@ export function minimalAgent(spec: Partial<AgentSpec> = {}, name = 'tiny'): Tool
           type: 'claude',
           image: { repository: 'ghcr.io/example/claude', tag: '1.0.0' },
           port: 8080,
+          model: { apiKeySecret: { name: 'claude-credentials', key: 'api-key' } },
         },
       ],
       ...spec,
     },
+  };
+}
+
+/** The model key every claude/openai/gemini backend needs while the broker is on (the default). */
+export const modelKey = { apiKeySecret: { name: 'model-credentials', key: 'api-key' } };
+
+/** `spec` with the broker off and its warning acknowledged: the pre-broker shape (CIDR egress, keys in backends). */
+export function brokerOff(spec: Partial<AgentSpec> = {}): Partial<AgentSpec> {
+  return {
+    ...spec,
+    broker: { enabled: false },
+    acknowledgedWarnings: [
+      ...(spec.acknowledgedWarnings ?? []),
+      { warning: 'broker-disabled', reason: 'tests the CIDR rules of the pre-broker shape' },
+    ],
   };
 }
 

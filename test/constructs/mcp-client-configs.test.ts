@@ -4,17 +4,27 @@ import { parse } from 'smol-toml';
 import { mcpClientConfigFiles } from '../../constructs/src/mcp-client-configs.ts';
 import { planAgent } from '../../constructs/src/plan.ts';
 import { checkAgentPlan } from '../../constructs/src/semantic-checks.ts';
-import { find, type Json, minimalAgent, objectsOf, podSpecOf, rustToolchain } from './fixtures.ts';
+import { find, type Json, minimalAgent, modelKey, objectsOf, podSpecOf, rustToolchain } from './fixtures.ts';
 
 /** What the configs must contain literally: a reference that the backend runtime expands from its env. */
-const TOKEN_REFERENCE = ['Bearer $', '{TOOLYARD_GATEWAY_KUBERNETES_TOKEN}'].join('');
+const TOKEN_REFERENCE = ['Bearer $', '{TOOLYARD_BROKER_TOKEN}'].join('');
 
 const agent = minimalAgent({
   backends: [
-    { name: 'claude', type: 'claude', image: { repository: 'c', tag: '1' }, port: 8080 },
-    { name: 'codex', type: 'openai', image: { repository: 'o', tag: '1' }, port: 8081 },
-    { name: 'gemini', type: 'gemini', image: { repository: 'g', tag: '1' }, port: 8082 },
-    { name: 'own', type: 'custom', image: { repository: 'x', tag: '1' }, port: 8083 },
+    { name: 'claude', type: 'claude', image: { repository: 'c', tag: '1' }, port: 8080, model: modelKey },
+    { name: 'codex', type: 'openai', image: { repository: 'o', tag: '1' }, port: 8081, model: modelKey },
+    { name: 'gemini', type: 'gemini', image: { repository: 'g', tag: '1' }, port: 8082, model: modelKey },
+    {
+      name: 'own',
+      type: 'custom',
+      image: { repository: 'x', tag: '1' },
+      port: 8083,
+      model: {
+        ...modelKey,
+        upstream: 'https://llm.example/v1',
+        credentialHeader: { name: 'authorization', prefix: 'Bearer ' },
+      },
+    },
   ],
   toolchains: [{ ...rustToolchain, limits: { maxTimeoutSeconds: 900 } }],
   gateways: [
@@ -38,7 +48,10 @@ const content = (key: string) => {
   if (!file) throw new Error(`no ${key} among ${files.map((f) => f.configMapKey).join(', ')}`);
   return file.content;
 };
-const K8S_URL = 'http://tiny-kubernetes.agents.svc:8000/mcp';
+// Both gateways are behind broker routes: the broker holds the kubernetes gateway's token.
+const BROKER = 'http://tiny-broker.agents.svc:8480';
+const K8S_URL = `${BROKER}/gateway-kubernetes`;
+const GITHUB_URL = `${BROKER}/gateway-github`;
 
 describe('Claude Code managed files (/etc/claude-code)', () => {
   it('managed-mcp.json: every server over http, always loaded, timeouts above the toolchain maximum', () => {
@@ -57,7 +70,13 @@ describe('Claude Code managed files (/etc/claude-code)', () => {
           alwaysLoad: true,
           timeout: 120_000,
         },
-        github: { type: 'http', url: 'https://mcp.github.example/mcp', alwaysLoad: true, timeout: 600_000 },
+        github: {
+          type: 'http',
+          url: GITHUB_URL,
+          headers: { Authorization: TOKEN_REFERENCE },
+          alwaysLoad: true,
+          timeout: 600_000,
+        },
       },
     });
   });
@@ -72,6 +91,8 @@ describe('Claude Code managed files (/etc/claude-code)', () => {
         { serverName: 'kubernetes' },
         { serverName: 'github' },
       ],
+      // The model route, in the file a workspace .claude/settings.json cannot override.
+      env: { ANTHROPIC_BASE_URL: `${BROKER}/model-claude` },
     });
   });
 });
@@ -82,6 +103,13 @@ describe('Codex system layer (/etc/codex)', () => {
       content('codex.config.toml'),
       [
         'check_for_update_on_startup = false',
+        'model_provider = "toolyard"',
+        '',
+        '[model_providers.toolyard]',
+        'name = "toolyard"',
+        `base_url = "${BROKER}/model-codex"`,
+        'env_key = "OPENAI_API_KEY"',
+        'wire_api = "responses"',
         '',
         '[mcp_servers.toolchain-rust]',
         'url = "http://127.0.0.1:8702/mcp"',
@@ -92,13 +120,14 @@ describe('Codex system layer (/etc/codex)', () => {
         '',
         '[mcp_servers.kubernetes]',
         `url = "${K8S_URL}"`,
-        'bearer_token_env_var = "TOOLYARD_GATEWAY_KUBERNETES_TOKEN"',
+        'bearer_token_env_var = "TOOLYARD_BROKER_TOKEN"',
         'startup_timeout_sec = 30',
         'tool_timeout_sec = 120',
         'default_tools_approval_mode = "approve"',
         '',
         '[mcp_servers.github]',
-        'url = "https://mcp.github.example/mcp"',
+        `url = "${GITHUB_URL}"`,
+        'bearer_token_env_var = "TOOLYARD_BROKER_TOKEN"',
         'startup_timeout_sec = 30',
         'tool_timeout_sec = 600',
         'default_tools_approval_mode = "prompt"',
@@ -112,7 +141,7 @@ describe('Codex system layer (/etc/codex)', () => {
       mcp_servers: {
         'toolchain-rust': { identity: { url: 'http://127.0.0.1:8702/mcp' } },
         kubernetes: { identity: { url: K8S_URL } },
-        github: { identity: { url: 'https://mcp.github.example/mcp' } },
+        github: { identity: { url: GITHUB_URL } },
       },
     });
   });
@@ -130,7 +159,13 @@ describe('Gemini CLI system settings (/etc/gemini-cli/settings.json)', () => {
           trust: true,
           timeout: 120_000,
         },
-        github: { type: 'http', url: 'https://mcp.github.example/mcp', trust: false, timeout: 600_000 },
+        github: {
+          type: 'http',
+          url: GITHUB_URL,
+          headers: { Authorization: TOKEN_REFERENCE },
+          trust: false,
+          timeout: 600_000,
+        },
       },
       // github withholds pre-approval: Gemini CLI's allowlist is also its approval list.
       mcp: { allowed: ['toolchain-rust', 'kubernetes'], serverCommand: '' },
@@ -145,7 +180,9 @@ describe('Gemini CLI system settings (/etc/gemini-cli/settings.json)', () => {
 describe('Gemini CLI allowlist', () => {
   it('never empty, which Gemini CLI would read as no allowlist', () => {
     const onlyWithheld = minimalAgent({
-      backends: [{ name: 'gemini', type: 'gemini', image: { repository: 'g', tag: '1' }, port: 8082 }],
+      backends: [
+        { name: 'gemini', type: 'gemini', image: { repository: 'g', tag: '1' }, port: 8082, model: modelKey },
+      ],
       gateways: [{ name: 'github', url: 'https://mcp.github.example/mcp', preApproved: false }],
     });
     const settings = JSON.parse(mcpClientConfigFiles(planAgent(onlyWithheld))[0]?.content ?? '{}');
@@ -230,20 +267,46 @@ describe('mounts and environment', () => {
       GIT_CONFIG_VALUE_2: '/workspace',
     };
     const base = { HOME: '/home/toolyard', TMPDIR: '/tmp' };
-    assert.deepEqual(plainEnv('claude'), { ...base, DISABLE_AUTOUPDATER: '1', ...git });
-    assert.deepEqual(plainEnv('codex'), { ...base, ...git });
+    const route = (backend: string) => ({ TOOLYARD_BROKER_URL: `${BROKER}/model-${backend}` });
+    assert.deepEqual(plainEnv('claude'), { ...base, DISABLE_AUTOUPDATER: '1', ...git, ...route('claude') });
+    assert.deepEqual(plainEnv('codex'), { ...base, ...git, ...route('codex') });
     assert.deepEqual(plainEnv('gemini'), {
       ...base,
       GEMINI_CLI_SYSTEM_SETTINGS_PATH: '/etc/gemini-cli/settings.json',
       GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      GOOGLE_GEMINI_BASE_URL: `${BROKER}/model-gemini`,
       ...git,
+      ...route('gemini'),
     });
     assert.deepEqual(plainEnv('own'), {
       ...base,
       TOOLYARD_MCP_CONFIG: '/etc/toolyard/mcp/mcp.json',
       TOOLYARD_MCP_CONFIG_DIR: '/etc/toolyard/mcp',
       ...git,
+      ...route('own'),
     });
+  });
+
+  it("each backend's key variable and TOOLYARD_BROKER_TOKEN hold its own broker token; no provider key, no gateway token", () => {
+    const secretEnv = (name: string) =>
+      Object.fromEntries(
+        container(name)
+          .env.filter((e: Json) => e.valueFrom)
+          .map((e: Json) => [e.name, `${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`]),
+      );
+    assert.deepEqual(secretEnv('claude'), {
+      TOOLYARD_BROKER_TOKEN: 'tiny-broker-tokens/claude',
+      ANTHROPIC_API_KEY: 'tiny-broker-tokens/claude',
+    });
+    assert.deepEqual(secretEnv('codex'), {
+      TOOLYARD_BROKER_TOKEN: 'tiny-broker-tokens/codex',
+      OPENAI_API_KEY: 'tiny-broker-tokens/codex',
+    });
+    assert.deepEqual(secretEnv('gemini'), {
+      TOOLYARD_BROKER_TOKEN: 'tiny-broker-tokens/gemini',
+      GEMINI_API_KEY: 'tiny-broker-tokens/gemini',
+    });
+    assert.deepEqual(secretEnv('own'), { TOOLYARD_BROKER_TOKEN: 'tiny-broker-tokens/own' });
   });
 
   it('never writes a credential value into a config', () => {
@@ -254,7 +317,9 @@ describe('mounts and environment', () => {
 describe('backend settings', () => {
   const withSettings = (type: 'claude' | 'openai' | 'gemini', settings: Record<string, unknown>) =>
     minimalAgent({
-      backends: [{ name: 'b', type, image: { repository: 'x', tag: '1' }, port: 8080, settings }],
+      backends: [
+        { name: 'b', type, image: { repository: 'x', tag: '1' }, port: 8080, settings, model: modelKey },
+      ],
     });
 
   it('are merged under the generated keys: Codex gets TOML, JSON CLIs get JSON', () => {
@@ -268,9 +333,18 @@ describe('backend settings', () => {
     ).find((f) => f.fileName === 'config.toml');
     assert.deepEqual(parseToml(codex?.content ?? ''), {
       check_for_update_on_startup: false,
+      model_provider: 'toolyard',
+      model_providers: {
+        toolyard: {
+          name: 'toolyard',
+          base_url: 'http://tiny-broker.agents.svc:8480/model-b',
+          env_key: 'OPENAI_API_KEY',
+          wire_api: 'responses',
+        },
+        proxy: { base_url: 'https://p/v1' },
+      },
       mcp_servers: {},
       model: 'gpt-5.2',
-      model_providers: { proxy: { base_url: 'https://p/v1' } },
     });
     const gemini = mcpClientConfigFiles(
       planAgent(withSettings('gemini', { general: { vimMode: true }, model: { name: 'g' } })),

@@ -1,8 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { egressWarnings } from '../../constructs/src/effective-egress.ts';
+import { egressWarnings as allEgressWarnings } from '../../constructs/src/effective-egress.ts';
 import { planAgent } from '../../constructs/src/plan.ts';
-import { find, type Json, minimalAgent, objectsOf, rustToolchain } from './fixtures.ts';
+import type { AgentSpec } from '../../schema/src/types.generated.ts';
+import {
+  minimalAgent as brokered,
+  brokerOff,
+  find,
+  type Json,
+  objectsOf,
+  rustToolchain,
+} from './fixtures.ts';
+
+// These tests cover the CIDR rules of `broker.enabled: false` (the pre-broker shape, byte for byte); the broker's
+// own policies are in broker.test.ts.
+const minimalAgent = (spec: Partial<AgentSpec> = {}) => brokered(brokerOff(spec));
+const egressWarnings = (...args: Parameters<typeof allEgressWarnings>) =>
+  allEgressWarnings(...args).filter((w) => w.code !== 'broker-disabled');
 
 const dnsRule = {
   ports: [
@@ -22,7 +36,7 @@ const agentSelector = {
   'app.kubernetes.io/name': 'tiny',
 };
 
-describe('AgentNetworkPolicies', () => {
+describe('AgentNetworkPolicies with the broker off', () => {
   it('denies everything but DNS and model egress for a minimal agent', () => {
     const policy = find(objectsOf(minimalAgent()), 'NetworkPolicy', 'tiny') as Json;
     assert.deepEqual(policy.spec, {
@@ -106,7 +120,7 @@ describe('AgentNetworkPolicies', () => {
   });
 });
 
-describe('effective egress warnings', () => {
+describe('effective egress warnings with the broker off', () => {
   it('warns when a toolchain gets more egress than it asked for', () => {
     const warnings = egressWarnings(planAgent(minimalAgent({ toolchains: [rustToolchain] })));
     assert.equal(warnings.length, 1);

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { planAgent } from '../../constructs/src/plan.ts';
 import { checkAgentPlan } from '../../constructs/src/semantic-checks.ts';
 import type { AgentSpec } from '../../schema/src/types.generated.ts';
-import { minimalAgent, rustToolchain } from './fixtures.ts';
+import { minimalAgent, modelKey, rustToolchain } from './fixtures.ts';
 
 const problemsOf = (spec: Partial<AgentSpec>, name?: string) =>
   checkAgentPlan(planAgent(minimalAgent(spec, name))).map((p) => `${p.path}: ${p.message}`);
@@ -13,6 +13,7 @@ const backend = (name: string, port: number) => ({
   type: 'claude' as const,
   image: { repository: 'x', tag: '1' },
   port,
+  model: modelKey,
 });
 
 describe('semantic checks', () => {

@@ -6,7 +6,16 @@ import { planAgent } from '../../constructs/src/plan.ts';
 import { agentWarnings } from '../../constructs/src/warnings.ts';
 import type { AgentSpec, Toolchain } from '../../schema/src/types.generated.ts';
 import { parseToolchainServerConfig } from '../../toolchain-server/src/config.ts';
-import { find, type Json, labelsFor, minimalAgent, objectsOf, podSpecOf, rustToolchain } from './fixtures.ts';
+import {
+  brokerOff,
+  find,
+  type Json,
+  labelsFor,
+  minimalAgent,
+  objectsOf,
+  podSpecOf,
+  rustToolchain,
+} from './fixtures.ts';
 
 const rwxWorkspace: AgentSpec['workspace'] = {
   volume: {
@@ -224,12 +233,14 @@ describe('ToolchainPod', () => {
   });
 });
 
-describe('toolchain pod NetworkPolicies', () => {
+describe('toolchain pod NetworkPolicies with the broker off (CIDR rules)', () => {
   const policyOf = (egress: 'none' | 'registries' | 'open') =>
     (
       find(
         objectsOf(
-          minimalAgent({ workspace: rwxWorkspace, toolchains: [{ ...rustPod, network: { egress } }] }),
+          minimalAgent(
+            brokerOff({ workspace: rwxWorkspace, toolchains: [{ ...rustPod, network: { egress } }] }),
+          ),
         ),
         'NetworkPolicy',
         'tiny-toolchain-rust',
@@ -251,11 +262,13 @@ describe('toolchain pod NetworkPolicies', () => {
       { ports: [{ port: 443, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] },
     ]);
     const narrowed = objectsOf(
-      minimalAgent({
-        workspace: rwxWorkspace,
-        toolchains: [{ ...rustPod, network: { egress: 'registries' } }],
-        networkPolicy: { registryEgress: { cidrs: ['10.20.0.0/16', '192.0.2.10/32'], ports: [443, 8443] } },
-      }),
+      minimalAgent(
+        brokerOff({
+          workspace: rwxWorkspace,
+          toolchains: [{ ...rustPod, network: { egress: 'registries' } }],
+          networkPolicy: { registryEgress: { cidrs: ['10.20.0.0/16', '192.0.2.10/32'], ports: [443, 8443] } },
+        }),
+      ),
     );
     assert.deepEqual((find(narrowed, 'NetworkPolicy', 'tiny-toolchain-rust') as Json).spec.egress[1], {
       ports: [
@@ -272,7 +285,9 @@ describe('toolchain pod NetworkPolicies', () => {
 
   it("the agent pod reaches the toolchain pod's MCP port and no longer carries its egress", () => {
     const objects = objectsOf(
-      minimalAgent({ workspace: rwxWorkspace, toolchains: [{ ...rustPod, network: { egress: 'open' } }] }),
+      minimalAgent(
+        brokerOff({ workspace: rwxWorkspace, toolchains: [{ ...rustPod, network: { egress: 'open' } }] }),
+      ),
     );
     assert.deepEqual((find(objects, 'NetworkPolicy', 'tiny') as Json).spec.egress, [
       dnsRule,
@@ -301,7 +316,7 @@ describe('egress warnings and placement', () => {
   });
 
   it('a sidecar that shares more than it asked for is told about placement: pod', () => {
-    const { warnings } = agentWarnings(planAgent(minimalAgent({ toolchains: [rustToolchain] })));
+    const { warnings } = agentWarnings(planAgent(minimalAgent(brokerOff({ toolchains: [rustToolchain] }))));
     assert.equal(warnings.length, 1);
     assert.equal(warnings[0]!.code, 'shared-egress');
     assert.match(warnings[0]!.message, /placement: pod gives it a pod and NetworkPolicy of its own/);

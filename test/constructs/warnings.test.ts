@@ -6,19 +6,56 @@ import { planAgent } from '../../constructs/src/plan.ts';
 import { renderAgent } from '../../constructs/src/render.ts';
 import { agentWarnings } from '../../constructs/src/warnings.ts';
 import type { AgentSpec } from '../../schema/src/types.generated.ts';
-import { minimalAgent, rustToolchain } from './fixtures.ts';
+import { brokerOff, minimalAgent, rustToolchain } from './fixtures.ts';
 
-/** A rust toolchain with no egress in a pod whose backend needs model egress: a shared-egress warning. */
-const sharing = (extra: Partial<AgentSpec> = {}) => minimalAgent({ toolchains: [rustToolchain], ...extra });
+/**
+ * With the broker off, a rust toolchain with no egress in a pod whose backend needs model egress: a
+ * shared-egress warning (`brokerOff` acknowledges broker-disabled, so it is the only warning).
+ */
+const sharing = (extra: Partial<AgentSpec> = {}) =>
+  minimalAgent(brokerOff({ toolchains: [rustToolchain], ...extra }));
 
 describe('render warnings', () => {
+  it('with the broker on, a sidecar toolchain shares nothing: each container reaches only its own list', () => {
+    assert.deepEqual(agentWarnings(planAgent(minimalAgent({ toolchains: [rustToolchain] }))).warnings, []);
+  });
+
+  it('a disabled broker is warned about, and can be acknowledged', () => {
+    const off = minimalAgent({ broker: { enabled: false } });
+    assert.deepEqual(
+      agentWarnings(planAgent(off)).warnings.map((w) => [w.code, w.path]),
+      [['broker-disabled', '/spec/broker/enabled']],
+    );
+    const acknowledged = agentWarnings(planAgent(minimalAgent(brokerOff())));
+    assert.deepEqual(acknowledged.warnings, []);
+    assert.deepEqual(
+      acknowledged.acknowledged.map((w) => w.code),
+      ['broker-disabled'],
+    );
+  });
+
+  it('the deprecated registries alias is warned about, naming the ecosystems it stands for', () => {
+    const agent = minimalAgent({
+      toolchains: [{ ...rustToolchain, network: { egress: 'registries' } }],
+    });
+    assert.deepEqual(
+      agentWarnings(planAgent(agent)).warnings.map((w) => `${w.code} ${w.path}: ${w.message}`),
+      [
+        'deprecated-registries-egress /spec/toolchains/0/network/egress: toolchain "rust": egress "registries" is deprecated; it stands for the ecosystems of its presets: write { ecosystems: [crates] }',
+      ],
+    );
+  });
+
   it('a toolchain sharing its pod’s egress is warned about, with a code and the toolchain', () => {
     const { warnings, acknowledged } = agentWarnings(planAgent(sharing()));
     assert.deepEqual(
       warnings.map((w) => [w.code, w.subject, w.path]),
       [['shared-egress', 'rust', '/spec/toolchains/0/network/egress']],
     );
-    assert.deepEqual(acknowledged, []);
+    assert.deepEqual(
+      acknowledged.map((a) => a.code),
+      ['broker-disabled'],
+    );
   });
 
   it('an acknowledgement moves the warning to the acknowledged list, with its reason', () => {
@@ -27,10 +64,11 @@ describe('render warnings', () => {
     });
     const result = renderAgent(agent);
     assert.deepEqual(result.warnings, []);
-    assert.equal(result.acknowledgedWarnings.length, 1);
-    assert.equal(result.acknowledgedWarnings[0]!.reason, 'builds are offline');
-    assert.equal(result.acknowledgedWarnings[0]!.acknowledgedAt, '/spec/acknowledgedWarnings/0');
-    assert.equal(result.acknowledgedWarnings[0]!.path, '/spec/toolchains/0/network/egress');
+    const shared = result.acknowledgedWarnings.filter((a) => a.code === 'shared-egress');
+    assert.equal(shared.length, 1);
+    assert.equal(shared[0]!.reason, 'builds are offline');
+    assert.equal(shared[0]!.acknowledgedAt, '/spec/acknowledgedWarnings/0');
+    assert.equal(shared[0]!.path, '/spec/toolchains/0/network/egress');
     // Acknowledging changes no object.
     assert.deepEqual(result.objects, renderAgent(sharing()).objects);
   });

@@ -13,8 +13,10 @@ import {
   DEFAULT_CONFIG_PATH,
   IMAGES,
   imageEnv,
+  imageProgram,
 } from '../../images/definitions.ts';
 import { pinnedNodeVersion } from '../../release/src/node-runtime.ts';
+import { BROKER_CMD, brokerCommand } from '../../toolchain-server/broker/launch.ts';
 import { serverCommand } from '../../toolchain-server/src/launch.ts';
 import { REPO_ROOT } from '../support/golden.ts';
 
@@ -46,24 +48,34 @@ describe('Dockerfiles', () => {
         last,
         /^COPY --from=node --chown=0:0 --chmod=0755 \/node\/bin\/node \/opt\/toolyard\/bin\/node$/m,
       );
-      assert.match(
-        last,
-        /^COPY --chown=0:0 --chmod=0644 toolchain-server\/dist\/toolchain-server\.mjs \/opt\/toolyard\/toolchain-server\.mjs$/m,
+      const broker = imageProgram(image).name === 'toolyard-broker';
+      const bundle = broker ? 'toolyard-broker.mjs' : 'toolchain-server.mjs';
+      assert.ok(
+        last.includes(
+          `\nCOPY --chown=0:0 --chmod=0644 toolchain-server/dist/${bundle} /opt/toolyard/${bundle}\n`,
+        ),
+        'the program bundle',
       );
       for (const [name, value] of Object.entries(imageEnv(image)))
         assert.ok(last.includes(`${name}=${JSON.stringify(value)}`), `ENV ${name}`);
       assert.match(last, /^USER 65532:65532$/m);
-      assert.ok(last.includes(`ENTRYPOINT ${json(serverCommand())}`), 'the launch command the renderer uses');
-      assert.ok(last.includes(`CMD ${json(['--config', DEFAULT_CONFIG_PATH])}`));
+      const entrypoint = broker ? brokerCommand() : serverCommand();
+      const cmd = broker ? [...BROKER_CMD] : ['--config', DEFAULT_CONFIG_PATH];
+      assert.ok(last.includes(`ENTRYPOINT ${json(entrypoint)}`), 'the launch command the renderer uses');
+      assert.ok(last.includes(`CMD ${json(cmd)}`));
       for (const label of ['title', 'description', 'licenses', 'source', 'version', 'revision'])
         assert.match(last, new RegExp(`org\\.opencontainers\\.image\\.${label}=`), label);
     });
   }
 
-  it('the build context holds only the server bundle (.dockerignore)', () => {
+  it('the build context holds only the program bundles (.dockerignore)', () => {
     const ignore = read('.dockerignore')
       .split('\n')
       .filter((line) => line !== '' && !line.startsWith('#'));
-    assert.deepEqual(ignore, ['*', '!toolchain-server/dist/toolchain-server.mjs']);
+    assert.deepEqual(ignore, [
+      '*',
+      '!toolchain-server/dist/toolchain-server.mjs',
+      '!toolchain-server/dist/toolyard-broker.mjs',
+    ]);
   });
 });

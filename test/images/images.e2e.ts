@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,8 +15,10 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
 import { renderAgent } from '../../constructs/src/render.ts';
-import { IMAGE_USER, IMAGES, imageEnv, imageRepository } from '../../images/definitions.ts';
+import { IMAGE_USER, IMAGES, imageEnv, imageProgram, imageRepository } from '../../images/definitions.ts';
 import { debianRootfs } from '../../images/src/rootfs.ts';
+import { BROKER_PATHS } from '../../toolchain-server/broker/config.ts';
+import { BROKER_CMD, brokerCommand } from '../../toolchain-server/broker/launch.ts';
 import { serverCommand } from '../../toolchain-server/src/launch.ts';
 import { PACKAGE_VERSION } from '../../toolchain-server/src/package-version.generated.ts';
 import { REPO_ROOT } from '../support/golden.ts';
@@ -71,7 +73,42 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  for (const image of IMAGES) {
+  for (const image of IMAGES.filter((i) => imageProgram(i).name === 'toolyard-broker')) {
+    it(`${image.name}: labels, user, entrypoint; the broker runs as uid 65532 and answers with coded JSON`, async () => {
+      const { rootfs, config, tag } = unpacked.get(image.name)!;
+      assert.equal(tag, PACKAGE_VERSION);
+      assert.equal(config.config.User, '65532:65532');
+      assert.deepEqual(config.config.Entrypoint, brokerCommand());
+      assert.deepEqual(config.config.Cmd, [...BROKER_CMD]);
+      const tokenFile = `${BROKER_PATHS.callerTokensDir}/claude`;
+      mkdirSync(join(rootfs, BROKER_PATHS.callerTokensDir), { recursive: true });
+      writeFileSync(join(rootfs, tokenFile), 'image-test-token\n', { mode: 0o644 });
+      writeConfigInRootfs(rootfs, BROKER_PATHS.configFile, {
+        agent: 'image-test',
+        listen: { host: '127.0.0.1', port: 0 },
+        health: { host: '127.0.0.1', port: 0 },
+        callers: [{ name: 'claude', tokenFile }],
+      });
+      const broker = await startInRootfs({
+        rootfs,
+        argv: [...config.config.Entrypoint, ...config.config.Cmd],
+        env: config.config.Env,
+        user: config.config.User,
+      });
+      try {
+        const response = await fetch(`${broker.url}/anthropic/v1/messages`);
+        assert.equal(response.status, 401);
+        assert.equal(
+          ((await response.json()) as { error: { code: string } }).error.code,
+          'TOOLYARD_BROKER_UNAUTHENTICATED',
+        );
+      } finally {
+        await broker.stop();
+      }
+    });
+  }
+
+  for (const image of IMAGES.filter((i) => imageProgram(i).name === 'toolchain-server')) {
     it(`${image.name}: labels, user, entrypoint; serves MCP as uid 65532 with its language`, async () => {
       const { rootfs, config, tag } = unpacked.get(image.name)!;
       assert.equal(tag, PACKAGE_VERSION);

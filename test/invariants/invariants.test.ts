@@ -40,6 +40,10 @@ const generatedTexts = Array.from({ length: GENERATED }, (_, i) => ({
 const generatedCases = generatedTexts.flatMap(({ label, text }) => loadCases(label, text));
 const allCases = [...exampleCases, ...generatedCases];
 
+/** A container's egress posture: `none`, `open`, `registries`, or `named` (`{ hosts, ecosystems }`). */
+const posture = (egress: string | object | undefined) =>
+  egress === undefined ? 'none' : typeof egress === 'string' ? egress : 'named';
+
 /** Renderer bugs these invariants found; reported, not fixed here. Each stays a visible TODO until fixed. */
 /** Invariants that a known renderer bug breaks, with the reason; empty while there is none. */
 const KNOWN_BUGS: Readonly<Record<string, string>> = {};
@@ -51,7 +55,9 @@ describe('invariants', () => {
     const kinds = (o: KubeObject) => o.kind;
     const seen = {
       backendTypes: new Set(specs.flatMap((s) => s.backends.map((b) => b.type))),
-      egress: new Set(specs.flatMap((s) => (s.toolchains ?? []).map((t) => t.network?.egress ?? 'none'))),
+      egress: new Set(specs.flatMap((s) => (s.toolchains ?? []).map((t) => posture(t.network?.egress)))),
+      backendEgress: new Set(specs.flatMap((s) => s.backends.map((b) => posture(b.network?.egress)))),
+      broker: new Set(specs.map((s) => s.broker?.enabled ?? true)),
       modes: new Set(specs.flatMap((s) => (s.toolchains ?? []).map((t) => t.tools?.mode))),
       gateways: new Set(
         specs.flatMap((s) => (s.gateways ?? []).map((g) => ('url' in g ? 'external' : 'deployed'))),
@@ -62,7 +68,7 @@ describe('invariants', () => {
       placements: new Set(specs.flatMap((s) => (s.toolchains ?? []).map((t) => t.placement ?? 'sidecar'))),
       podEgress: new Set(
         specs.flatMap((s) =>
-          (s.toolchains ?? []).filter((t) => t.placement === 'pod').map((t) => t.network?.egress ?? 'none'),
+          (s.toolchains ?? []).filter((t) => t.placement === 'pod').map((t) => posture(t.network?.egress)),
         ),
       ),
       podAccess: new Set(
@@ -83,14 +89,16 @@ describe('invariants', () => {
       kinds: new Set(generatedCases.flatMap((c) => c.objects.map(kinds))),
     };
     assert.deepEqual([...seen.backendTypes].sort(), ['claude', 'custom', 'gemini', 'openai']);
-    assert.deepEqual([...seen.egress].sort(), ['none', 'open', 'registries']);
+    assert.deepEqual([...seen.egress].sort(), ['named', 'none', 'open', 'registries']);
+    assert.deepEqual([...seen.backendEgress].sort(), ['named', 'none', 'open']);
+    assert.deepEqual([...seen.broker].sort(), [false, true]);
     assert.deepEqual([...seen.modes].sort(), ['exec', 'structured']);
     assert.deepEqual([...seen.gateways].sort(), ['deployed', 'external']);
     assert.deepEqual([...seen.toolchainCounts].sort(), [0, 1, 2, 3, 4]);
     assert.deepEqual([...seen.rbac].sort(), ['namespace-write', 'none', 'read-only']);
     assert.deepEqual([...seen.networkPolicy].sort(), [false, true]);
     assert.deepEqual([...seen.placements].sort(), ['pod', 'sidecar']);
-    assert.deepEqual([...seen.podEgress].sort(), ['none', 'open', 'registries']);
+    assert.deepEqual([...seen.podEgress].sort(), ['named', 'none', 'open', 'registries']);
     assert.deepEqual([...seen.podAccess].sort(), ['token', 'waived']);
     assert.deepEqual([...seen.podWorkspaces].sort(), ['existing', 'new']);
     assert.deepEqual([...seen.kinds].sort(), [
@@ -324,8 +332,14 @@ describe('invariants fail on tampered renderings', () => {
       const configMap = find(o, 'ConfigMap', 'operator-mcp-clients');
       configMap['data']['codex.config.toml'] = configMap['data']['codex.config.toml']
         .replace('127.0.0.1:8705', '127.0.0.1:8799')
-        .replace('operator-helm.agents.svc:8000', 'operator-helm.agents.svc:9000')
-        .replace('"TOOLYARD_GATEWAY_GITHUB_TOKEN"', '"GITHUB_TOKEN"');
+        .replace(
+          'operator-broker.agents.svc:8480/gateway-helm',
+          'operator-broker.agents.svc:9000/gateway-helm',
+        )
+        .replace(
+          'gateway-github"\nbearer_token_env_var = "TOOLYARD_BROKER_TOKEN"',
+          'gateway-github"\nbearer_token_env_var = "GITHUB_TOKEN"',
+        );
     });
     expectViolation(
       'clientConfigUrlsResolve',
@@ -335,9 +349,88 @@ describe('invariants fail on tampered renderings', () => {
     expectViolation(
       'clientConfigUrlsResolve',
       objects,
-      /helm: .*:9000\/mcp: Service operator-helm has no port 9000/,
+      /helm: .*:9000\/gateway-helm: Service operator-broker has no port 9000/,
     );
     expectViolation('clientConfigUrlsResolve', objects, /github: token env GITHUB_TOKEN is not set/);
+  });
+
+  it('onlyBrokerHasInternetEgress: an ipBlock on the agent pod, open egress on a gateway', () => {
+    const objects = tampered((o) => {
+      find(o, 'NetworkPolicy', 'operator')['spec'].egress.push({ to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] });
+      find(o, 'NetworkPolicy', 'operator-helm')['spec'].egress.push({});
+    });
+    expectViolation(
+      'onlyBrokerHasInternetEgress',
+      objects,
+      /NetworkPolicy operator: ipBlock 0\.0\.0\.0\/0 egress/,
+    );
+    expectViolation(
+      'onlyBrokerHasInternetEgress',
+      objects,
+      /NetworkPolicy operator-helm: an egress rule to anywhere/,
+    );
+  });
+
+  it("credentialsOnlyInBroker: a model key in a backend, another caller's broker token", () => {
+    const objects = tampered((o) => {
+      const codex = agentPod(o).containers.find((c: Loose) => c.name === 'codex');
+      codex.env.push(
+        {
+          name: 'OPENAI_API_KEY',
+          valueFrom: { secretKeyRef: { name: 'openai-credentials', key: 'api-key' } },
+        },
+        { name: 'X', valueFrom: { secretKeyRef: { name: 'operator-broker-tokens', key: 'toolchain-helm' } } },
+      );
+    });
+    expectViolation(
+      'credentialsOnlyInBroker',
+      objects,
+      /codex: env OPENAI_API_KEY reads openai-credentials\/api-key/,
+    );
+    expectViolation('credentialsOnlyInBroker', objects, /codex: env X reads another caller's broker token/);
+  });
+
+  it('brokerUrlsResolve: a base URL to the provider, a route to another host', () => {
+    const objects = tampered((o) => {
+      const configMap = find(o, 'ConfigMap', 'operator-mcp-clients');
+      configMap['data']['codex.config.toml'] = configMap['data']['codex.config.toml'].replace(
+        'base_url = "http://operator-broker.agents.svc:8480/model-codex"',
+        'base_url = "https://api.openai.com/v1"',
+      );
+      const codex = agentPod(o).containers.find((c: Loose) => c.name === 'codex');
+      codex.env.find((e: Loose) => e.name === 'TOOLYARD_BROKER_URL').value =
+        'http://evil.example:8480/model-codex';
+    });
+    expectViolation(
+      'brokerUrlsResolve',
+      objects,
+      /model_providers\.toolyard\.base_url: https:\/\/api\.openai\.com\/v1 is not the broker Service/,
+    );
+    expectViolation(
+      'brokerUrlsResolve',
+      objects,
+      /TOOLYARD_BROKER_URL: http:\/\/evil\.example:8480\/model-codex is not the broker Service/,
+    );
+  });
+
+  it('egressByNameMatchesSpec: a host added to a caller, a caller that is no container', () => {
+    const objects = tampered((o) => {
+      const configMap = find(o, 'ConfigMap', 'operator-broker');
+      const config = JSON.parse(configMap['data']['config.json']);
+      config.callers[0].egress.push({ host: 'pastebin.com', ports: [443] });
+      config.callers.push({ name: 'intruder', tokenFile: '/x', routes: [], egress: [], openPorts: [443] });
+      configMap['data']['config.json'] = JSON.stringify(config);
+    });
+    expectViolation(
+      'egressByNameMatchesSpec',
+      objects,
+      /codex: egress pastebin\.com:443 but the spec declares $/,
+    );
+    expectViolation(
+      'egressByNameMatchesSpec',
+      objects,
+      /caller intruder is not a backend or a toolchain with egress/,
+    );
   });
 
   it('namesAreValid: a long container name and an invalid port name', () => {

@@ -8,6 +8,13 @@ import type { KubeObject } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { validateKubeObject } from '../support/kubernetes-schema.ts';
 import { checkRestricted, type PodTemplate, podSpecsOf } from '../support/pod-security.ts';
+import {
+  BROKER_INVARIANTS,
+  brokerCallers,
+  brokerHeldSecrets,
+  brokerOn,
+  tokensSecret,
+} from './broker-invariants.ts';
 
 type Json = Record<string, unknown>;
 type Check = (objects: readonly KubeObject[], agent: ToolyardAgent) => string[];
@@ -73,9 +80,18 @@ export const noSecretData: Check = (objects, agent) => {
   const violations: string[] = [];
   const declared = new Set<string>();
   const tokens = bearerTokenSecrets(agent);
+  if (brokerOn(agent))
+    for (const caller of brokerCallers(agent))
+      if (caller.startsWith('toolchain-')) tokens.add(`${tokensSecret(agent)}/${caller}`);
   for (const b of agent.spec.backends)
     for (const s of b.secretEnv ?? []) declared.add(`${s.secretName}/${s.key}`);
   for (const token of tokens) declared.add(token);
+  // The broker's callers' tokens (one key each), and with the broker off the backends' model keys.
+  if (brokerOn(agent))
+    for (const caller of brokerCallers(agent)) declared.add(`${tokensSecret(agent)}/${caller}`);
+  else
+    for (const b of agent.spec.backends)
+      if (b.model) declared.add(`${b.model.apiKeySecret.name}/${b.model.apiKeySecret.key}`);
   for (const g of agent.spec.gateways ?? [])
     if ('secretEnv' in g) for (const s of g.secretEnv ?? []) declared.add(`${s.secretName}/${s.key}`);
   for (const o of objects) {
@@ -83,9 +99,13 @@ export const noSecretData: Check = (objects, agent) => {
     if ('stringData' in o) violations.push(`${nameOf(o)}: has stringData`);
     if (o.kind !== 'ConfigMap' && 'data' in o) violations.push(`${nameOf(o)}: has data`);
   }
+  const brokerFiles = brokerOn(agent) ? brokerSecretFiles(agent) : new Set<string>();
   for (const pod of objects.flatMap(podSpecsOf)) {
+    const isBroker = labelsOf(pod.podMetadata)['app.kubernetes.io/component'] === 'broker';
     for (const volume of asList(pod.podSpec['volumes'])) {
-      // The one Secret volume allowed: a declared bearer token, as the single file `token`, mode 0440.
+      // Secret volumes allowed: a declared bearer token as the single file `token` (mode 0440), and in the
+      // broker pod alone its callers' tokens and its routes' credentials, each a file of mode 0440.
+      if ('secret' in volume && isBroker && isBrokerSecretVolume(volume, brokerFiles)) continue;
       if ('secret' in volume && !isTokenFileVolume(volume, tokens))
         violations.push(
           `${pod.where}: volume ${String(volume['name'])} mounts a Secret that is not a declared token file`,
@@ -127,6 +147,28 @@ function bearerTokenSecrets(agent: ToolyardAgent): Set<string> {
   for (const g of agent.spec.gateways ?? [])
     if (g.auth) tokens.add(`${g.auth.bearerTokenSecret.name}/${g.auth.bearerTokenSecret.key}`);
   return tokens;
+}
+
+/** `name/key path` of every file the broker pod may mount: callers' tokens and routes' credentials. */
+function brokerSecretFiles(agent: ToolyardAgent): Set<string> {
+  const files = new Set<string>();
+  for (const caller of brokerCallers(agent)) files.add(`${tokensSecret(agent)}/${caller} ${caller}`);
+  for (const held of brokerHeldSecrets(agent)) files.add(`${held} key`);
+  return files;
+}
+
+function isBrokerSecretVolume(volume: Json, files: ReadonlySet<string>): boolean {
+  const secret = asObject(volume['secret']);
+  const items = asList(secret['items']);
+  return (
+    items.length > 0 &&
+    secret['defaultMode'] === 0o440 &&
+    items.every(
+      (item) =>
+        item['mode'] === 0o440 &&
+        files.has(`${String(secret['secretName'])}/${String(item['key'])} ${String(item['path'])}`),
+    )
+  );
 }
 
 function isTokenFileVolume(volume: Json, tokens: ReadonlySet<string>): boolean {
@@ -200,9 +242,12 @@ export const toolchainsHoldNoCredentials: Check = (objects, agent) => {
         const source = volumes.get(volume);
         if (source && 'secret' in source) {
           const own = ownTokenSecret(agent, String(container['name']));
+          // Its broker token (with egress through the broker) is its own key of the tokens Secret.
+          const ownBroker = `${tokensSecret(agent)}/${String(container['name'])}`;
           const secret = asObject(source['secret']);
           const key = String(asObject(asList(secret['items'])[0])['key']);
-          if (own !== `${String(secret['secretName'])}/${key}` || mount['readOnly'] !== true)
+          const mounted = `${String(secret['secretName'])}/${key}`;
+          if ((own !== mounted && ownBroker !== mounted) || mount['readOnly'] !== true)
             violations.push(`${where}: mounts Secret volume ${volume}, which is not its own server token`);
           continue;
         }
@@ -840,6 +885,7 @@ export const sharedWorkspaceIsReadWriteMany: Check = (objects, agent) => {
 };
 
 export const INVARIANTS: Readonly<Record<string, Check>> = {
+  ...BROKER_INVARIANTS,
   clientConfigsKeepContract,
   kubernetesSchema,
   podSecurityRestricted,

@@ -8,6 +8,10 @@
  * - the agent pod allows what its backends and its sidecars need, plus each toolchain pod's MCP port, and
  *   none of the toolchain pods' egress;
  * - a gateway's pod allows DNS, the API server with authority, and its declared egress.
+ * With the broker on (the default) the only internet egress is the broker's: a toolchain pod with egress reaches
+ * DNS and the broker's proxy port, the agent pod DNS, the broker, its toolchain pods and the gateways the broker
+ * does not front (deployed ones without auth), and the broker pod DNS, `0.0.0.0/0` and `::/0` minus the denied
+ * ranges on its egress ports, and the deployed gateways it routes to.
  * Then concrete connections: a `none` toolchain pod reaches no DNS server, model provider, API server, agent,
  * gateway or other toolchain; a `registries` one reaches the registries on their ports only; only the agent
  * pod reaches a toolchain pod, and only on its MCP port.
@@ -75,11 +79,20 @@ function network(agent: ToolyardAgent) {
 }
 
 const inPod = (t: Toolchain) => t.placement === 'pod';
-const posture = (t: Toolchain) => t.network?.egress ?? 'none';
+/** The pod-level posture with the broker off: egress by name falls back to `registries` (CIDR rules). */
+const posture = (t: Toolchain) => {
+  const egress = t.network?.egress ?? 'none';
+  return typeof egress === 'string' ? egress : 'registries';
+};
+
+const brokerOn = (agent: ToolyardAgent) => agent.spec.broker?.enabled ?? true;
+const brokerPeer = (agent: ToolyardAgent) =>
+  `${inNamespace(namespaceOf(agent), selectorText(agent, 'broker'))} ${agent.spec.broker?.port ?? 8480}/TCP`;
 
 /** What a toolchain's own pod may reach: exactly its declared posture. */
 function expectedToolchainPod(agent: ToolyardAgent, toolchain: Toolchain): string[] {
   const net = network(agent);
+  if (brokerOn(agent)) return posture(toolchain) === 'none' ? [] : [...net.dns, brokerPeer(agent)].sort();
   switch (posture(toolchain)) {
     case 'none':
       return [];
@@ -95,6 +108,17 @@ function expectedAgentPod(agent: ToolyardAgent): string[] {
   const net = network(agent);
   const namespace = namespaceOf(agent);
   const out = new Set<string>(net.dns);
+  if (brokerOn(agent)) {
+    out.add(brokerPeer(agent));
+    for (const g of agent.spec.gateways ?? [])
+      if ('image' in g && !g.auth)
+        out.add(`${inNamespace(namespace, selectorText(agent, `gateway-${g.name}`))} ${g.port}/TCP`);
+    for (const t of agent.spec.toolchains ?? [])
+      if (inPod(t))
+        out.add(`${inNamespace(namespace, selectorText(agent, `toolchain-${t.name}`))} ${t.port}/TCP`);
+    if ((agent.spec.rbac?.preset ?? 'none') !== 'none') for (const d of cidrs(net.apiServer)) out.add(d);
+    return [...out].sort();
+  }
   for (const g of agent.spec.gateways ?? []) {
     if ('image' in g)
       out.add(`${inNamespace(namespace, selectorText(agent, `gateway-${g.name}`))} ${g.port}/TCP`);
@@ -118,6 +142,22 @@ function expectedGatewayPod(agent: ToolyardAgent, name: string): string[] {
   if ('authority' in gateway && gateway.authority?.kubernetes)
     for (const d of cidrs(net.apiServer)) out.add(d);
   if (gateway.egress) for (const d of cidrs(gateway.egress)) out.add(d);
+  return [...out].sort();
+}
+
+/** The broker pod: DNS, the public internet minus the denied ranges, the deployed gateways it fronts. */
+function expectedBrokerPod(agent: ToolyardAgent): string[] {
+  const denied = agent.spec.broker?.deniedCidrs ?? D.DEFAULT_DENIED_CIDRS;
+  const v4 = denied.filter((c) => !c.includes(':')).join('|');
+  const v6 = denied.filter((c) => c.includes(':')).join('|');
+  const out = new Set(network(agent).dns);
+  for (const port of agent.spec.broker?.egressPorts ?? [443]) {
+    out.add(`ipBlock 0.0.0.0/0 except ${v4} ${port}/TCP`);
+    out.add(`ipBlock ::/0 except ${v6} ${port}/TCP`);
+  }
+  for (const g of agent.spec.gateways ?? [])
+    if ('image' in g && g.auth)
+      out.add(`${inNamespace(namespaceOf(agent), selectorText(agent, `gateway-${g.name}`))} ${g.port}/TCP`);
   return [...out].sort();
 }
 
@@ -160,6 +200,10 @@ describe('per-pod proof: what each pod may reach', () => {
       withToolchainPods.flatMap((c) => (c.agent.spec.toolchains ?? []).filter(inPod).map(posture)),
     );
     assert.deepEqual([...postures].sort(), ['none', 'open', 'registries']);
+    assert.ok(
+      withToolchainPods.some((c) => !brokerOn(c.agent)),
+      'a spec with toolchain pods and the broker off',
+    );
   });
 
   it("every toolchain pod's destinations equal its declared posture exactly", () => {
@@ -193,8 +237,10 @@ describe('per-pod proof: what each pod may reach', () => {
         problems.push(
           `${c.label}: agent pod may reach ${JSON.stringify(actual.destinations)}, expected ${JSON.stringify(expected)}`,
         );
-      // Said plainly: open egress only where a sidecar asks for it, whatever the toolchain pods declare.
-      const sidecarOpen = (c.agent.spec.toolchains ?? []).some((t) => !inPod(t) && posture(t) === 'open');
+      // Said plainly: open egress only where a sidecar asks for it with the broker off, whatever the toolchain
+      // pods declare; with the broker on, never.
+      const sidecarOpen =
+        !brokerOn(c.agent) && (c.agent.spec.toolchains ?? []).some((t) => !inPod(t) && posture(t) === 'open');
       if (actual.destinations.includes('* *') !== sidecarOpen)
         problems.push(
           `${c.label}: agent pod open egress ${!sidecarOpen ? 'inherited from a toolchain pod' : 'missing'}`,
@@ -215,6 +261,26 @@ describe('per-pod proof: what each pod may reach', () => {
             `${c.label}: gateway ${name} may reach ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`,
           );
       }
+    assert.deepEqual(problems.slice(0, 10), [], `${problems.length} problem(s)`);
+  });
+
+  it("the broker pod's destinations are DNS, public addresses on its egress ports, and the gateways it fronts", () => {
+    const problems: string[] = [];
+    const brokered = withPolicies.filter((c) => brokerOn(c.agent));
+    assert.ok(brokered.length > 100, `only ${brokered.length} specs with the broker`);
+    for (const c of brokered) {
+      const pod = podsOf(c).find((p) => p.component === 'broker');
+      if (!pod) {
+        problems.push(`${c.label}: no broker pod`);
+        continue;
+      }
+      const actual = egressDestinations(c.objects, pod.endpoint).destinations;
+      const expected = expectedBrokerPod(c.agent);
+      if (JSON.stringify(actual) !== JSON.stringify(expected))
+        problems.push(
+          `${c.label}: broker may reach ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`,
+        );
+    }
     assert.deepEqual(problems.slice(0, 10), [], `${problems.length} problem(s)`);
   });
 
@@ -250,6 +316,23 @@ describe('per-pod proof: concrete connections', () => {
         const where = `${c.label}: toolchain ${toolchain.name} (${posture(toolchain)})`;
         const others = pods.filter((p) => p.component !== `toolchain-${toolchain.name}`);
         const outside = [...net.model.cidrs.map(inside), ...net.apiServer.cidrs.map(inside), '203.0.113.7'];
+        if (brokerOn(c.agent)) {
+          // Whatever it declares, it reaches no address itself: only DNS and the broker, when it has egress.
+          for (const ip of outside)
+            for (const port of [443, 6443, 53, 22])
+              assert.ok(!allowedOut(c.objects, self, { ip }, port), `${where}: ${ip}:${port}`);
+          const broker = pods.find((p) => p.component === 'broker')!.endpoint;
+          const hasEgress = posture(toolchain) !== 'none';
+          assert.equal(allowed(c.objects, self, dnsPod, 53, 'UDP'), hasEgress, `${where}: DNS`);
+          assert.equal(
+            allowed(c.objects, self, broker, c.agent.spec.broker?.port ?? 8480),
+            hasEgress,
+            `${where}: broker`,
+          );
+          for (const other of others.filter((p) => p.component !== 'broker'))
+            assert.ok(!allowed(c.objects, self, other.endpoint, 8080), `${where}: ${other.component}`);
+          continue;
+        }
         switch (posture(toolchain)) {
           case 'none':
             for (const protocol of ['UDP', 'TCP'])

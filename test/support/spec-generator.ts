@@ -62,6 +62,18 @@ const WORDS = [
 const PRESETS = ['go', 'python', 'cargo', 'node', 'terraform', 'helm'] as const;
 const COMMANDS = ['cargo', 'rustc', 'go', 'python', 'pytest', 'npm', 'node', 'terraform', 'helm', 'make'];
 const BACKEND_TYPES = ['claude', 'openai', 'gemini', 'custom'] as const;
+const ECOSYSTEMS = ['npm', 'pypi', 'crates', 'go', 'terraform', 'helm', 'github', 'maven'] as const;
+const HOSTS = ['api.github.com', '*.example.com', 'artifacts.example.org', 'mirror.example.net:443'];
+
+/** `network.egress` by name: ecosystems, hosts, or both (never empty). */
+function namedEgress(random: Random) {
+  for (;;) {
+    const ecosystems = random.bool(0.7) ? random.subset(ECOSYSTEMS) : [];
+    const hosts = random.bool(0.5) ? random.subset(HOSTS) : [];
+    if (ecosystems.length + hosts.length === 0) continue;
+    return { ...(ecosystems.length > 0 ? { ecosystems } : {}), ...(hosts.length > 0 ? { hosts } : {}) };
+  }
+}
 
 /** A DNS label made of words, padded towards `length` characters (never more). */
 function dnsName(random: Random, length: number, prefix = ''): string {
@@ -96,6 +108,8 @@ export function generateSpec(seed: number): ToolyardAgent {
   const agentName = random.bool(0.15) ? dnsName(random, 40) : dnsName(random, random.int(3, 16));
   const namespace = random.bool(0.2) ? undefined : dnsName(random, random.int(4, 20));
   const agentNamespace = namespace ?? 'default';
+  // The broker is on by default; off, backends hold their keys and pods get CIDR egress.
+  const brokerEnabled = random.bool(0.85);
   const usedContainerNames = new Set<string>();
   const usedServerNames = new Set<string>();
   const usedPorts = new Set<number>();
@@ -148,6 +162,21 @@ export function generateSpec(seed: number): ToolyardAgent {
           }
         : {}),
       ...(type === 'custom' && random.bool(0.5) ? { mcpConfigPath: `/home/agent/.${type}` } : {}),
+      // A model backend names its key (required with the broker on); a custom one may declare a route.
+      ...(type !== 'custom'
+        ? { model: { apiKeySecret: { name: `${name}-model`, key: 'api-key' } } }
+        : random.bool(0.5)
+          ? {
+              model: {
+                apiKeySecret: { name: `${name}-model`, key: 'api-key' },
+                upstream: 'https://llm.example.com/v1',
+                credentialHeader: { name: 'authorization', prefix: 'Bearer ' },
+              },
+            }
+          : {}),
+      ...(random.bool(0.3)
+        ? { network: { egress: random.bool(0.2) ? ('open' as const) : namedEgress(random) } }
+        : {}),
       ...(type !== 'custom' && random.bool(0.3)
         ? {
             settings: {
@@ -214,7 +243,17 @@ export function generateSpec(seed: number): ToolyardAgent {
           }
         : {}),
       ...(random.bool(0.8)
-        ? { network: { egress: random.pick(['none', 'registries', 'open'] as const) } }
+        ? {
+            network: {
+              egress: random.pick([
+                () => 'none' as const,
+                // The deprecated alias stands for the presets' ecosystems: it needs a preset.
+                () => (presets.length > 0 ? ('registries' as const) : namedEgress(random)),
+                () => 'open' as const,
+                () => namedEgress(random),
+              ])(),
+            },
+          }
         : {}),
       ...(random.bool(0.3) ? { env: { CARGO_TERM_COLOR: 'never' } } : {}),
       ...access,
@@ -349,6 +388,17 @@ export function generateSpec(seed: number): ToolyardAgent {
       ...(random.bool(0.2)
         ? { serviceAccount: { annotations: { 'iam.gke.io/gcp-service-account': 'a@b.iam' } } }
         : {}),
+      ...(brokerEnabled
+        ? random.bool(0.3)
+          ? {
+              broker: {
+                ...(random.bool() ? { egressPorts: [443, 8080] } : {}),
+                ...(random.bool() ? { replicas: 2 } : {}),
+                ...(random.bool() ? { tokensSecret: `${agentName}-tokens` } : {}),
+              },
+            }
+          : {}
+        : { broker: { enabled: false } }),
     },
   } as ToolyardAgent;
 }

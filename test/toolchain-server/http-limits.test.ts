@@ -305,3 +305,46 @@ describe('auth before session', () => {
     assert.ok(Date.now() - started < 2000, 'answered without waiting for the body (which never comes)');
   });
 });
+
+describe('Host header with an invalid port', () => {
+  let ws: Workspace;
+  let app: FastifyInstance;
+  let port: number;
+  before(async () => {
+    ws = makeWorkspace();
+    // Default timeouts: nothing but the Host check itself may close the connection within the test's wait.
+    app = buildServer({ config: makeConfig(ws), log: () => {} });
+    port = Number(new URL(await listen(app)).port);
+  });
+  after(async () => {
+    await app.close();
+    ws.cleanup();
+  });
+
+  // Once, `localhost:99999999` passed the Host check (its hostname is loopback) and a modern-era request then
+  // built a URL from it after the reply was taken over: the URL threw and the socket hung with no answer.
+  for (const host of ['localhost:99999999', 'localhost:0', 'localhost:8x', '127.0.0.1:', 'local host']) {
+    it(`answers Host ${JSON.stringify(host)} with 403 and closes, whatever the request`, async () => {
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+      });
+      const request = [
+        'POST /mcp HTTP/1.1',
+        `Host: ${host}`,
+        'Content-Type: application/json',
+        'Accept: application/json, text/event-stream',
+        'MCP-Protocol-Version: 2026-07-28',
+        'Mcp-Method: tools/list',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        '',
+        body,
+      ].join('\r\n');
+      const { response, closedAfterMs } = await rawExchange(port, request, 3000);
+      assert.match(response, /^HTTP\/1\.1 (403|400) /, response);
+      assert.ok(closedAfterMs < 1000, `closed after ${closedAfterMs} ms`);
+    });
+  }
+});

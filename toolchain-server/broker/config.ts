@@ -14,8 +14,11 @@
  * Kept free of Node APIs so the renderer can bundle it for the browser.
  */
 import { z } from 'zod';
+import { parseCidr } from './addresses.ts';
 
 const port = z.number().int().min(1).max(65535);
+/** A port to listen on; 0 picks a free one (tests), reported in the `listening` line. */
+const listenPort = z.number().int().min(0).max(65535);
 const absolutePath = z.string().startsWith('/', 'must be an absolute path');
 const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label');
 
@@ -128,13 +131,13 @@ export const brokerConfigSchema = z
     listen: z
       .object({
         host: z.string().min(1).default('0.0.0.0'),
-        port: port,
+        port: listenPort,
         /** Names callers may use in Host (the broker Service's names); loopback is always accepted. */
         allowedHosts: z.array(z.string().min(1)).default([]),
       })
       .strict(),
     /** `/healthz`, `/readyz` and `/metrics` (Prometheus), on a listener of their own. */
-    health: z.object({ host: z.string().min(1).default('0.0.0.0'), port: port }).strict(),
+    health: z.object({ host: z.string().min(1).default('0.0.0.0'), port: listenPort }).strict(),
     routes: z.array(routeSchema).default([]),
     callers: z.array(callerSchema).min(1),
     /** Refused after resolution, whatever a caller's list says. */
@@ -173,6 +176,14 @@ export const brokerConfigSchema = z
           code: 'custom',
           path: ['routes', i, 'upstream'],
           message: 'must be an origin with an optional path: no query, fragment or user info',
+        });
+    });
+    config.deniedCidrs.forEach((text, i) => {
+      if (!parseCidr(text))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['deniedCidrs', i],
+          message: `"${text}" is not a CIDR range (a.b.c.d/n or an IPv6 prefix, no host bits set)`,
         });
     });
     const callerNames = new Set<string>();

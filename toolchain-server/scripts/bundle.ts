@@ -1,6 +1,7 @@
 /**
- * Bundles the toolchain server into one self-contained ESM file, `toolchain-server/dist/toolchain-server.mjs`,
- * which the image places at /opt/toolyard/toolchain-server.mjs next to a Node runtime. No node_modules needed.
+ * Bundles the toolchain server and the broker, each into one self-contained ESM file —
+ * `toolchain-server/dist/toolchain-server.mjs` and `toolchain-server/dist/toolyard-broker.mjs` — which the
+ * images place under /opt/toolyard next to a Node runtime. No node_modules needed.
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,6 +11,7 @@ import { build, type Plugin } from 'esbuild';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 export const BUNDLE_PATH = join(root, 'dist', 'toolchain-server.mjs');
+export const BROKER_BUNDLE_PATH = join(root, 'dist', 'toolyard-broker.mjs');
 
 /**
  * What the server never loads, left out of the bundle (each is replaced by a module that throws if it ever
@@ -44,19 +46,27 @@ const leaveOutUnused: Plugin = {
   },
 };
 
-export async function bundle(outfile = BUNDLE_PATH): Promise<string> {
+interface Entry {
+  /** The module (relative to toolchain-server/) whose `main` the bundle runs. */
+  readonly main: string;
+  /** The program name in error messages. */
+  readonly program: string;
+  readonly plugins: Plugin[];
+}
+
+async function bundleEntry(entry: Entry, outfile: string): Promise<string> {
   mkdirSync(dirname(outfile), { recursive: true });
   await build({
     stdin: {
       contents: [
-        "import { main } from './src/main.ts';",
+        `import { main } from ${JSON.stringify(entry.main)};`,
         'main(process.argv.slice(2)).catch((error) => {',
-        "  process.stderr.write('toolyard-toolchain-server: ' + (error?.stack ?? error) + '\\n');",
+        `  process.stderr.write(${JSON.stringify(`${entry.program}: `)} + (error?.stack ?? error) + '\\n');`,
         '  process.exit(1);',
         '});',
       ].join('\n'),
       resolveDir: root,
-      sourcefile: 'toolchain-server-entry.ts',
+      sourcefile: `${entry.program}-entry.ts`,
       loader: 'ts',
     },
     outfile,
@@ -72,12 +82,26 @@ export async function bundle(outfile = BUNDLE_PATH): Promise<string> {
       js: "#!/usr/bin/env node\nimport { createRequire as __toolyardCreateRequire } from 'node:module'; const require = __toolyardCreateRequire(import.meta.url);",
     },
     logLevel: 'warning',
-    plugins: [leaveOutUnused],
+    plugins: entry.plugins,
   });
   return outfile;
 }
 
+/** The toolchain server bundle. */
+export function bundle(outfile = BUNDLE_PATH): Promise<string> {
+  return bundleEntry(
+    { main: './src/main.ts', program: 'toolyard-toolchain-server', plugins: [leaveOutUnused] },
+    outfile,
+  );
+}
+
+/** The broker bundle: node:http/net/tls and zod only. */
+export function bundleBroker(outfile = BROKER_BUNDLE_PATH): Promise<string> {
+  return bundleEntry({ main: './broker/main.ts', program: 'toolyard-broker', plugins: [] }, outfile);
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const out = await bundle(process.argv[2] ?? BUNDLE_PATH);
-  process.stdout.write(`${out} (${(statSync(out).size / 1024).toFixed(0)} KiB)\n`);
+  // `bundle.ts [server-out]` builds both bundles (the server's at server-out when given).
+  for (const out of [await bundle(process.argv[2] ?? BUNDLE_PATH), await bundleBroker()])
+    process.stdout.write(`${out} (${(statSync(out).size / 1024).toFixed(0)} KiB)\n`);
 }

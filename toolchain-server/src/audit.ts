@@ -45,10 +45,3 @@ export function hashSession(sessionId: string | undefined): string | null {
   if (!sessionId) return null;
   return createHash('sha256').update(sessionId).digest('hex').slice(0, 16);
 }
-
-/** Where log lines go: one JSON object per line. */
-export type LogSink = (line: Readonly<Record<string, unknown>>) => void;
-
-export const stdoutSink: LogSink = (line) => {
-  process.stdout.write(`${JSON.stringify(line)}\n`);
-};

@@ -3,10 +3,7 @@
  * DNS rebinding, and the optional bearer token. Everything that decides what runs lives in the Toolchain.
  * `buildServer` returns the app; only main.ts listens.
  */
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import {
   isInitializeRequest,
   isJSONRPCRequest,
@@ -15,7 +12,11 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { type LogSink, stdoutSink } from './audit.ts';
+import { type LogSink, stdoutSink } from '../kit/audit-sink.ts';
+import { allowedHostnames, isAllowedHost, isAllowedOrigin } from '../kit/host.ts';
+import { EXPOSITION_CONTENT_TYPE } from '../kit/metrics.ts';
+import { guardSilentConnections, HTTP_TIMEOUTS, type HttpTimeouts } from '../kit/timeouts.ts';
+import { readTokenFile, TokenSet } from '../kit/token-file.ts';
 import type { ToolchainServerConfig } from './config.ts';
 import { createMcpServer } from './mcp.ts';
 import { createModernHandler, isModernRequest, serveModern } from './modern.ts';
@@ -39,24 +40,7 @@ export interface BuildServerOptions {
   readonly timeouts?: Partial<HttpTimeouts>;
 }
 
-/** What each HTTP timeout bounds. None of them limits how long a tool call may run. */
-export interface HttpTimeouts {
-  /** From connecting to the end of the request headers (a client that connects and says nothing included). */
-  readonly headersMs: number;
-  /** From connecting to the end of the request body: a stalled or trickled body gets 408. */
-  readonly requestMs: number;
-  /** An idle keep-alive connection between requests is closed after this. */
-  readonly keepAliveMs: number;
-  /** How often Node checks the header and request timeouts. */
-  readonly checkIntervalMs: number;
-}
-
-export const HTTP_TIMEOUTS: HttpTimeouts = {
-  headersMs: 10_000,
-  requestMs: 30_000,
-  keepAliveMs: 5_000,
-  checkIntervalMs: 1_000,
-};
+export { HTTP_TIMEOUTS, type HttpTimeouts } from '../kit/timeouts.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -66,45 +50,10 @@ declare module 'fastify' {
   }
 }
 
-const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
-
-function hostnameOf(host: string): string {
-  if (host.startsWith('[')) {
-    const end = host.indexOf(']');
-    return end > 0 ? host.slice(0, end + 1).toLowerCase() : host.toLowerCase();
-  }
-  const colon = host.indexOf(':');
-  return (colon >= 0 ? host.slice(0, colon) : host).toLowerCase();
-}
-
-/**
- * Hostnames a request may name in Host/Origin: loopback, the listen host when it is a specific address, and the
- * configured `allowedHosts` (a Service name, for a toolchain in its own pod).
- */
-export function allowedHostnames(listenHost: string, allowedHosts: readonly string[] = []): Set<string> {
-  const hosts = new Set(LOOPBACK_HOSTNAMES);
-  const bracketed = (host: string) =>
-    host.includes(':') && !host.startsWith('[') ? `[${host}]` : host.toLowerCase();
-  if (!WILDCARD_HOSTS.has(listenHost)) hosts.add(bracketed(listenHost));
-  for (const host of allowedHosts) hosts.add(bracketed(host));
-  return hosts;
-}
-
 /** Reads the bearer token from the file the config names; undefined when auth is not configured. */
 export function loadBearerToken(config: ToolchainServerConfig): string | undefined {
   const file = config.auth?.bearerTokenFile;
-  if (file === undefined) return undefined;
-  let token: string;
-  try {
-    token = readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    throw new Error(
-      `/auth/bearerTokenFile (${file}): cannot read the token file: ${(error as Error).message}`,
-    );
-  }
-  if (!token) throw new Error(`/auth/bearerTokenFile (${file}): the token file is empty`);
-  return token;
+  return file === undefined ? undefined : readTokenFile(file, '/auth/bearerTokenFile');
 }
 
 function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
@@ -120,7 +69,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   const log = opts.log ?? stdoutSink;
   const toolchain = opts.toolchain ?? new Toolchain({ ...opts.toolchainOptions, config, env, log });
   const token = loadBearerToken(config);
-  const tokenDigest = token === undefined ? undefined : createHash('sha256').update(token).digest();
+  const tokens = token === undefined ? undefined : new TokenSet().add('bearer', token);
   const hostnames = allowedHostnames(config.listen.host, config.listen.allowedHosts);
   const sessions = new SessionRegistry(
     opts.maxSessions ?? config.limits.maxSessions,
@@ -142,7 +91,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
       connectionsCheckingInterval: timeouts.checkIntervalMs,
     },
   });
-  guardSilentConnections(app, timeouts.headersMs);
+  guardSilentConnections(app.server, timeouts.headersMs);
   app.decorate('toolchain', toolchain);
   app.decorate('closeSessions', () => sessions.closeAll());
   const modern = createModernHandler(
@@ -155,34 +104,27 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   });
 
   // DNS rebinding: a browser tricked into talking to 127.0.0.1 still sends the attacker's Host/Origin.
+  // A Host that does not parse (`localhost:99999999`) is refused here, before any handler builds a URL from it.
   const checkHostAndOrigin = (request: FastifyRequest, reply: FastifyReply): boolean => {
-    const host = request.headers.host;
-    if (!host || !hostnames.has(hostnameOf(host))) {
+    if (!isAllowedHost(request.headers.host, hostnames)) {
+      reply.header('connection', 'close');
       jsonRpcError(reply, 403, -32000, 'Forbidden: Host header is not an allowed local host');
       return false;
     }
     const origin = request.headers.origin;
-    if (origin !== undefined) {
-      let originHost: string | undefined;
-      try {
-        originHost = new URL(origin).host;
-      } catch {
-        originHost = undefined;
-      }
-      if (!originHost || !hostnames.has(hostnameOf(originHost))) {
-        jsonRpcError(reply, 403, -32000, 'Forbidden: Origin is not an allowed local origin');
-        return false;
-      }
+    if (origin !== undefined && !isAllowedOrigin(origin, hostnames)) {
+      reply.header('connection', 'close');
+      jsonRpcError(reply, 403, -32000, 'Forbidden: Origin is not an allowed local origin');
+      return false;
     }
     return true;
   };
 
   const checkToken = (request: FastifyRequest, reply: FastifyReply): boolean => {
-    if (!tokenDigest) return true;
+    if (!tokens) return true;
     const header = request.headers.authorization ?? '';
     const presented = header.startsWith('Bearer ') ? header.slice(7).trim() : '';
-    const digest = createHash('sha256').update(presented).digest();
-    if (presented && timingSafeEqual(digest, tokenDigest)) return true;
+    if (tokens.matches('bearer', presented)) return true;
     reply.header('www-authenticate', 'Bearer');
     jsonRpcError(reply, 401, -32001, 'Unauthorized: a valid bearer token is required');
     return false;
@@ -212,7 +154,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   registerHealthRoutes(app, toolchain);
 
   app.get('/metrics', async (_request, reply) => {
-    reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8');
+    reply.header('content-type', EXPOSITION_CONTENT_TYPE);
     return toolchain.metrics.render();
   });
 
@@ -323,20 +265,6 @@ const NO_ROUTE_SCHEMAS = {
     },
   },
 };
-
-/**
- * Node's header and request timeouts only start counting at a connection's first byte; a client that
- * connects and sends nothing would hold its socket forever. Until the first request arrives, the socket
- * itself times out; after that, Node's own timeouts (and keep-alive) take over.
- */
-function guardSilentConnections(app: FastifyInstance, ms: number): void {
-  app.server.on('connection', (socket: Socket) => {
-    socket.setTimeout(ms, () => socket.destroy());
-  });
-  app.server.on('request', (request: IncomingMessage) => {
-    request.socket.setTimeout(0);
-  });
-}
 
 function registerHealthRoutes(app: FastifyInstance, toolchain: Toolchain): void {
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -17,3 +17,11 @@ export const SERVER_NODE_FLAGS = ['--max-semi-space-size=1'] as const;
 export function serverCommand(bundleDir: string = SERVER_BUNDLE_DIR): string[] {
   return [`${bundleDir}/bin/node`, ...SERVER_NODE_FLAGS, `${bundleDir}/toolchain-server.mjs`];
 }
+
+/** The broker's bundle file, beside the toolchain server's in the same directory (images put both there). */
+export const BROKER_BUNDLE_FILE = 'toolyard-broker.mjs';
+
+/** argv that starts `toolyard-broker` from a bundle directory; append `--config <file>`. */
+export function brokerCommand(bundleDir: string = SERVER_BUNDLE_DIR): string[] {
+  return [`${bundleDir}/bin/node`, ...SERVER_NODE_FLAGS, `${bundleDir}/${BROKER_BUNDLE_FILE}`];
+}

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { stdoutSink } from './audit.ts';
+import { stdoutSink } from '../kit/audit-sink.ts';
 import { parseToolchainServerConfig, type ToolchainServerConfig } from './config.ts';
 import { serverEnvironment } from './policy/env.ts';
 import { SERVER_VERSION } from './version.ts';

@@ -12,7 +12,7 @@ import {
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/server';
-import type { LogSink } from './audit.ts';
+import type { LogSink } from '../kit/audit-sink.ts';
 import { type Toolchain, UnknownToolError } from './toolchain.ts';
 import { SERVER_VERSION } from './version.ts';
 

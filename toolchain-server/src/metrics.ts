@@ -1,99 +1,53 @@
-/** Prometheus metrics, rendered as text exposition format 0.0.4 without a client library. */
-
-const DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800];
-
-function escapeLabel(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
-}
-
-function labels(pairs: Readonly<Record<string, string>>): string {
-  const parts = Object.entries(pairs).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
-  return parts.length ? `{${parts.join(',')}}` : '';
-}
-
-class Histogram {
-  readonly counts = new Array<number>(DURATION_BUCKETS_SECONDS.length).fill(0);
-  sum = 0;
-  count = 0;
-
-  observe(seconds: number): void {
-    this.sum += seconds;
-    this.count++;
-    for (let i = 0; i < DURATION_BUCKETS_SECONDS.length; i++) {
-      if (seconds <= DURATION_BUCKETS_SECONDS[i]!) this.counts[i]!++;
-    }
-  }
-}
+/** The toolchain server's Prometheus metrics, built on the shared kit (text exposition format 0.0.4). */
+import { CallbackGauge, Counter, CounterMap, HistogramMap, Registry } from '../kit/metrics.ts';
 
 export type CallOutcome = 'ok' | 'nonzero' | 'denied' | 'error' | 'timeout' | 'cancelled' | 'busy';
 
 export class Metrics {
-  private readonly calls = new Map<string, number>();
-  private readonly denials = new Map<string, number>();
-  private readonly durations = new Map<string, Histogram>();
-  truncations = 0;
-  timeouts = 0;
-  private readonly gauges: { inFlight: () => number; queueDepth: () => number; sessions: () => number };
+  private readonly registry = new Registry();
+  private readonly calls = this.registry.register(
+    new CounterMap('toolyard_tool_calls_total', 'Tool calls by tool and outcome.'),
+  );
+  private readonly durations = this.registry.register(
+    new HistogramMap('toolyard_tool_call_duration_seconds', 'Tool call duration, queueing included.'),
+  );
+  private readonly denials: CounterMap;
+  readonly truncations: Counter;
+  readonly timeouts: Counter;
 
   constructor(gauges: { inFlight: () => number; queueDepth: () => number; sessions: () => number }) {
-    this.gauges = gauges;
+    const r = this.registry;
+    r.register(new CallbackGauge('toolyard_tool_calls_in_flight', 'Processes running now.', gauges.inFlight));
+    r.register(
+      new CallbackGauge(
+        'toolyard_tool_queue_depth',
+        'Calls waiting for a concurrency slot.',
+        gauges.queueDepth,
+      ),
+    );
+    r.register(new CallbackGauge('toolyard_mcp_sessions', 'Open MCP sessions.', gauges.sessions));
+    this.denials = r.register(
+      new CounterMap('toolyard_policy_denials_total', 'Calls refused, by policy rule.'),
+    );
+    this.truncations = r.register(
+      new Counter('toolyard_output_truncations_total', 'Calls whose output exceeded maxOutputBytes.'),
+    );
+    this.timeouts = r.register(
+      new Counter('toolyard_timeouts_total', 'Calls whose process group was killed by the timeout.'),
+    );
   }
 
   recordCall(tool: string, outcome: CallOutcome, seconds: number): void {
-    const key = `${tool}\u0000${outcome}`;
-    this.calls.set(key, (this.calls.get(key) ?? 0) + 1);
-    let histogram = this.durations.get(tool);
-    if (!histogram) {
-      histogram = new Histogram();
-      this.durations.set(tool, histogram);
-    }
-    histogram.observe(seconds);
+    this.calls.inc({ tool, outcome });
+    this.durations.observe({ tool }, seconds);
   }
 
   recordDenial(rule: string): void {
-    this.denials.set(rule, (this.denials.get(rule) ?? 0) + 1);
+    this.denials.inc({ rule });
   }
 
   render(): string {
-    const out: string[] = [];
-    out.push('# HELP toolyard_tool_calls_total Tool calls by tool and outcome.');
-    out.push('# TYPE toolyard_tool_calls_total counter');
-    for (const [key, value] of this.calls) {
-      const [tool, outcome] = key.split('\u0000') as [string, string];
-      out.push(`toolyard_tool_calls_total${labels({ tool, outcome })} ${value}`);
-    }
-    out.push('# HELP toolyard_tool_call_duration_seconds Tool call duration, queueing included.');
-    out.push('# TYPE toolyard_tool_call_duration_seconds histogram');
-    for (const [tool, h] of this.durations) {
-      DURATION_BUCKETS_SECONDS.forEach((le, i) => {
-        out.push(
-          `toolyard_tool_call_duration_seconds_bucket${labels({ tool, le: String(le) })} ${h.counts[i]}`,
-        );
-      });
-      out.push(`toolyard_tool_call_duration_seconds_bucket${labels({ tool, le: '+Inf' })} ${h.count}`);
-      out.push(`toolyard_tool_call_duration_seconds_sum${labels({ tool })} ${h.sum}`);
-      out.push(`toolyard_tool_call_duration_seconds_count${labels({ tool })} ${h.count}`);
-    }
-    out.push('# HELP toolyard_tool_calls_in_flight Processes running now.');
-    out.push('# TYPE toolyard_tool_calls_in_flight gauge');
-    out.push(`toolyard_tool_calls_in_flight ${this.gauges.inFlight()}`);
-    out.push('# HELP toolyard_tool_queue_depth Calls waiting for a concurrency slot.');
-    out.push('# TYPE toolyard_tool_queue_depth gauge');
-    out.push(`toolyard_tool_queue_depth ${this.gauges.queueDepth()}`);
-    out.push('# HELP toolyard_mcp_sessions Open MCP sessions.');
-    out.push('# TYPE toolyard_mcp_sessions gauge');
-    out.push(`toolyard_mcp_sessions ${this.gauges.sessions()}`);
-    out.push('# HELP toolyard_policy_denials_total Calls refused, by policy rule.');
-    out.push('# TYPE toolyard_policy_denials_total counter');
-    for (const [rule, value] of this.denials)
-      out.push(`toolyard_policy_denials_total${labels({ rule })} ${value}`);
-    out.push('# HELP toolyard_output_truncations_total Calls whose output exceeded maxOutputBytes.');
-    out.push('# TYPE toolyard_output_truncations_total counter');
-    out.push(`toolyard_output_truncations_total ${this.truncations}`);
-    out.push('# HELP toolyard_timeouts_total Calls whose process group was killed by the timeout.');
-    out.push('# TYPE toolyard_timeouts_total counter');
-    out.push(`toolyard_timeouts_total ${this.timeouts}`);
-    return `${out.join('\n')}\n`;
+    return this.registry.render();
   }
 }
 

@@ -4,7 +4,9 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
-import { type AuditRecord, hashSession, type LogSink, stdoutSink } from './audit.ts';
+import { type LogSink, stdoutSink } from '../kit/audit-sink.ts';
+import { readTokenFile } from '../kit/token-file.ts';
+import { type AuditRecord, hashSession } from './audit.ts';
 import type { ToolchainServerConfig } from './config.ts';
 import { ToolError } from './errors.ts';
 import { Limiter } from './limiter.ts';
@@ -13,6 +15,7 @@ import { approveArgv, commandEnvironment } from './policy/argv-policy.ts';
 import { CommandTable } from './policy/commands.ts';
 import { WorkspaceRoots } from './policy/cwd.ts';
 import { applyCallerEnv, buildBaseEnv } from './policy/env.ts';
+import { egressProxyEnv } from './policy/proxy-env.ts';
 import { ProcessGroups, type RunResult, runCommand } from './runner.ts';
 import { describeOutputSchema, describeToolchainInput, type ToolchainDescription } from './tools/describe.ts';
 import { execAllowedTool } from './tools/exec-allowed.ts';
@@ -120,6 +123,15 @@ export class Toolchain {
       sessions: () => this.sessionsGauge(),
     });
     this.baseEnv = buildBaseEnv(config.env, env);
+    // Read once, after main.ts has scrubbed the server's environment: the token reaches children only here.
+    if (config.egressProxy)
+      Object.assign(
+        this.baseEnv,
+        egressProxyEnv(
+          config.egressProxy,
+          readTokenFile(config.egressProxy.tokenFile, '/egressProxy/tokenFile'),
+        ),
+      );
     this.callerAllowed = config.env.callerAllowed;
 
     const execTools: ExecTool[] = [];
@@ -361,8 +373,8 @@ export class Toolchain {
     audit.truncated = result.truncated;
     audit.timedOut = result.timedOut;
     audit.cancelled = result.cancelled;
-    if (result.truncated) this.metrics.truncations++;
-    if (result.timedOut) this.metrics.timeouts++;
+    if (result.truncated) this.metrics.truncations.inc();
+    if (result.timedOut) this.metrics.timeouts.inc();
     if (result.cancelled) {
       audit.decision = 'error';
       audit.code = 'TOOLYARD_CANCELLED';

@@ -114,6 +114,18 @@ function atoms(grant: EgressGrant, namespace: string, ownPods: ReadonlyMap<strin
       return each('*', 'anywhere');
     case 'cidrs':
       return to.cidrs.flatMap((cidr) => each(`ipBlock ${cidr}`, cidr));
+    case 'internet':
+      return to.blocks.flatMap((b) =>
+        each(
+          `ipBlock ${b.cidr}${b.except.length > 0 ? ` except ${b.except.join(',')}` : ''}`,
+          `${b.cidr} (public)`,
+        ),
+      );
+    case 'broker': {
+      const peer = inNamespace(namespace, to.podLabels);
+      const own = ownPods.get(to.broker);
+      return each(peer, `broker pods ${namespace}/${to.broker}`, own ? `own ${own}` : peer);
+    }
     case 'dns':
       return each(inNamespace(to.namespace, to.podLabels), describeDestination(to));
     case 'gateway':
@@ -154,6 +166,7 @@ export function fleetAgent(
   const ownPods = new Map<string, string>([[plan.names.workload, 'agent']]);
   for (const t of podToolchains(plan)) ownPods.set(t.pod.objectName, `toolchain ${t.name}`);
   for (const g of deployedGateways(plan)) ownPods.set(g.objectName, `gateway ${g.name}`);
+  if (plan.broker.enabled) ownPods.set(plan.broker.objectName, 'broker');
   const accounts = new Map<string, string>([[plan.names.serviceAccount, 'agent']]);
   for (const t of podToolchains(plan)) accounts.set(t.pod.objectName, `toolchain ${t.name}`);
   for (const g of deployedGateways(plan)) accounts.set(g.objectName, `gateway ${g.name}`);

@@ -172,6 +172,12 @@ export const NEVER_CALLER_ENV: readonly string[] = [
   'SSH_ASKPASS',
   'SSH_AUTH_SOCK',
   'TMPDIR',
+  // The broker proxy (proxy-env.ts): a caller must not route around it or present another identity.
+  'HTTPS_PROXY',
+  'HTTP_PROXY',
+  'ALL_PROXY',
+  'FTP_PROXY',
+  'NO_PROXY',
 ];
 
 /** Prefixes never settable by a caller (GIT_* covers GIT_SSH_COMMAND, GIT_CONFIG_*, GIT_EXEC_PATH, …). */

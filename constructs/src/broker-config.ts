@@ -1,0 +1,58 @@
+/**
+ * The broker's config.json: built here from the plan, parsed by `toolyard-broker` with the contract's schema
+ * (toolchain-server/broker/config.ts). Routes carry the file their credential is mounted at, callers the file
+ * of their token; the broker pod mounts exactly those files (broker.ts).
+ */
+import type { BrokerConfigInput } from '../../toolchain-server/broker/config.ts';
+import { assertBrokerContract } from './broker-contract.ts';
+import { BROKER_POD_PATHS } from './defaults.ts';
+import type { AgentPlan } from './plan.ts';
+
+/** Where a route's credential is mounted in the broker: `<keysDir>/<route>/key`. */
+export function routeKeyFile(route: string): string {
+  return `${BROKER_POD_PATHS.keysDir}/${route}/key`;
+}
+
+/** Where a caller's token is mounted in the broker: `<callerTokensDir>/<caller>`. */
+export function callerTokenFile(caller: string): string {
+  return `${BROKER_POD_PATHS.callerTokensDir}/${caller}`;
+}
+
+export function brokerConfig(plan: AgentPlan): BrokerConfigInput {
+  const broker = plan.broker;
+  return {
+    agent: plan.name,
+    listen: { host: '0.0.0.0', port: broker.port, allowedHosts: [broker.host] },
+    health: { host: '0.0.0.0', port: broker.healthPort },
+    routes: broker.routes.map((route) => ({
+      name: route.name,
+      kind: route.kind,
+      upstream: route.upstream,
+      ...(route.credential
+        ? {
+            credential: {
+              file: routeKeyFile(route.name),
+              header: route.credential.header,
+              prefix: route.credential.prefix,
+            },
+          }
+        : {}),
+      insecureHttp: route.insecureHttp,
+    })),
+    callers: broker.callers.map((caller) => ({
+      name: caller.name,
+      tokenFile: callerTokenFile(caller.name),
+      routes: [...caller.routes],
+      egress: caller.egress.map((e) => ({ host: e.host, ports: [...e.ports] })),
+      openPorts: [...caller.openPorts],
+    })),
+    deniedCidrs: [...broker.deniedCidrs],
+  };
+}
+
+/** The config as the ConfigMap carries it; proven parseable by the broker's schema before it is emitted. */
+export function brokerConfigJson(plan: AgentPlan): string {
+  const config = brokerConfig(plan);
+  assertBrokerContract(config);
+  return `${JSON.stringify(config, null, 2)}\n`;
+}

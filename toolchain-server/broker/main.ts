@@ -1,0 +1,140 @@
+/**
+ * `toolyard-broker --config <file>`: parse the config, read the caller tokens and route keys from their files,
+ * listen, print `{"event":"listening","port":N,"healthPort":M}`, and on SIGTERM stop accepting, let open
+ * requests and tunnels finish within the grace period, then exit. SIGHUP reads the token and key files again.
+ *
+ * Secrets are only ever read from files (mounted Secrets), never from the environment, and the broker starts
+ * no child process: there is no environment to scrub and no child to inherit one.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { stdoutSink } from '../kit/audit-sink.ts';
+import { SERVER_VERSION } from '../src/version.ts';
+import { type BrokerConfig, parseBrokerConfig } from './config.ts';
+
+const USAGE = `Usage: toolyard-broker --config <file.json> [--shutdown-grace-seconds <n>]
+
+Serves the agent's model and gateway routes (http://<host>:<listen.port>/<route>/...) and its CONNECT proxy,
+and /healthz, /readyz, /metrics on health.port. On start it prints {"event":"listening","port":N,"healthPort":M}
+on stdout; one audit line per request or tunnel follows.`;
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`toolyard-broker: ${message}\n`);
+  process.exit(code);
+}
+
+function loadConfig(file: string): BrokerConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    fail(`cannot read config ${file}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    fail(`config ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  const result = parseBrokerConfig(value);
+  if (!result.ok) {
+    process.stderr.write(`${JSON.stringify({ event: 'config-error', file, issues: result.issues })}\n`);
+    fail(`invalid config ${file}:\n${result.issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`);
+  }
+  return result.config;
+}
+
+export async function main(argv: readonly string[]): Promise<void> {
+  let values: { config?: string; 'shutdown-grace-seconds'?: string; help?: boolean; version?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        config: { type: 'string' },
+        'shutdown-grace-seconds': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    fail(`${(error as Error).message}\n${USAGE}`);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (values.version) {
+    process.stdout.write(`${SERVER_VERSION}\n`);
+    return;
+  }
+  if (!values.config) fail(`--config is required\n${USAGE}`);
+  const graceSeconds = Number(values['shutdown-grace-seconds'] ?? '10');
+  if (!Number.isFinite(graceSeconds) || graceSeconds < 0)
+    fail('--shutdown-grace-seconds must be a number >= 0');
+
+  const config = loadConfig(values.config);
+  const { buildBroker } = await import('./server.ts');
+  const log = stdoutSink;
+  let broker: ReturnType<typeof buildBroker>;
+  try {
+    broker = buildBroker(config, { log });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const listen = (server: typeof broker.proxy, host: string, port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        const address = server.address();
+        resolve(typeof address === 'object' && address ? address.port : port);
+      });
+    });
+  let port: number;
+  let healthPort: number;
+  try {
+    healthPort = await listen(broker.health, config.health.host, config.health.port);
+    port = await listen(broker.proxy, config.listen.host, config.listen.port);
+  } catch (error) {
+    fail(`cannot listen: ${(error as Error).message}`, 1);
+  }
+  log({ event: 'listening', port, healthPort });
+  log({
+    event: 'broker-config',
+    agent: config.agent,
+    routes: config.routes.map((r) => ({ name: r.name, upstream: r.upstream })),
+    callers: config.callers.map((c) => ({
+      name: c.name,
+      routes: c.routes,
+      egress: c.egress.flatMap((e) => e.ports.map((p) => `${e.host}:${p}`)),
+      openPorts: c.openPorts,
+    })),
+    deniedCidrs: config.deniedCidrs,
+  });
+
+  process.on('SIGHUP', () => {
+    try {
+      broker.reloadSecrets();
+      log({ event: 'secrets-reloaded' });
+    } catch (error) {
+      log({ event: 'secrets-reload-failed', message: (error as Error).message });
+    }
+  });
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    log({ event: 'shutdown', signal });
+    const timer = setTimeout(() => {
+      log({ event: 'stopped', forced: true });
+      process.exit(0);
+    }, graceSeconds * 1000);
+    timer.unref();
+    await broker.close();
+    log({ event: 'stopped', forced: false });
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}

@@ -1,0 +1,373 @@
+/**
+ * Model and gateway routes: `/<route>/<rest>` is forwarded to the route's one upstream origin. The caller is
+ * identified by its broker token wherever its CLI puts an API key; every caller credential is dropped and the
+ * route's real one set. The response streams back chunk by chunk (SSE included): nothing is buffered, and
+ * token usage is read from the chunks as they pass.
+ */
+import {
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { acquire, type BrokerContext, finish, type Outcome, release } from './context.ts';
+import { BrokerError } from './errors.ts';
+import { checkFraming, checkHost, splitTarget } from './request-checks.ts';
+import { UsageParser } from './usage.ts';
+
+/** Where CLIs put their API key; each is read as a broker token and every one is dropped before forwarding. */
+export const CALLER_CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'x-goog-api-key', 'api-key'] as const;
+
+/** Never forwarded upstream, whatever their casing: credentials, cookies, hop-by-hop and forwarding headers. */
+const DROPPED_REQUEST_HEADERS = new Set([
+  ...CALLER_CREDENTIAL_HEADERS,
+  'proxy-authorization',
+  'cookie',
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+  'forwarded',
+  'via',
+  'x-real-ip',
+]);
+
+const DROPPED_RESPONSE_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'transfer-encoding',
+  'trailer',
+  'upgrade',
+  'set-cookie',
+]);
+
+function bearer(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const match = /^bearer\s+(\S+)\s*$/i.exec(value);
+  return match ? match[1] : value.trim() || undefined;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/** The raw query without any `key` parameter (Gemini's API key), other parameters kept byte for byte. */
+export function splitKeyParam(query: string): { keys: string[]; rest: string } {
+  if (!query) return { keys: [], rest: '' };
+  const keys: string[] = [];
+  const kept: string[] = [];
+  for (const part of query.split('&')) {
+    const eq = part.indexOf('=');
+    const name = safeDecode(eq >= 0 ? part.slice(0, eq) : part)
+      .trim()
+      .toLowerCase();
+    if (name === 'key') keys.push(safeDecode(eq >= 0 ? part.slice(eq + 1) : ''));
+    else kept.push(part);
+  }
+  return { keys, rest: kept.join('&') };
+}
+
+/** Every token the request presents, from each credential header and `key` parameter. */
+function presentedTokens(headers: IncomingHttpHeaders, keys: readonly string[]): string[] {
+  const tokens: string[] = [];
+  for (const name of CALLER_CREDENTIAL_HEADERS) {
+    const value = headers[name];
+    const text = Array.isArray(value) ? value.join(',') : value;
+    const token = name === 'authorization' ? bearer(text) : text?.trim();
+    if (token) tokens.push(token);
+  }
+  for (const key of keys) if (key) tokens.push(key);
+  return tokens;
+}
+
+function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const connectionListed = new Set(
+    String(headers.connection ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (DROPPED_REQUEST_HEADERS.has(name) || connectionListed.has(name) || name.startsWith('x-forwarded-'))
+      continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const connectionListed = new Set(
+    String(headers.connection ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase()),
+  );
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name) || connectionListed.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** Sends a coded JSON error; refusals of malformed requests also close the connection. */
+export function sendError(response: ServerResponse, error: BrokerError): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const body = error.body();
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-store',
+  };
+  if (
+    error.code === 'TOOLYARD_BROKER_BAD_REQUEST' ||
+    error.code === 'TOOLYARD_BROKER_UPGRADE_REFUSED' ||
+    error.code === 'TOOLYARD_BROKER_HOST_HEADER'
+  )
+    headers.connection = 'close';
+  if (error.status === 401) headers['www-authenticate'] = 'Bearer realm="toolyard-broker"';
+  response.writeHead(error.status, headers);
+  response.end(body);
+}
+
+export function handleRoute(ctx: BrokerContext, request: IncomingMessage, response: ServerResponse): void {
+  const started = ctx.now();
+  let bytesIn = 0;
+  request.on('data', (chunk: Buffer) => {
+    bytesIn += chunk.length;
+  });
+  const outcome: Outcome = {
+    caller: null,
+    kind: 'route',
+    route: null,
+    target: null,
+    rule: null,
+    method: request.method ?? 'GET',
+    path: null,
+    address: null,
+    decision: 'error',
+    code: null,
+    reason: null,
+    status: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    usage: null,
+  };
+  const refuse = (error: BrokerError) => {
+    sendError(response, error);
+    request.resume();
+    finish(ctx, started, {
+      ...outcome,
+      decision: error.status === 401 || error.status === 403 || error.status === 429 ? 'denied' : 'error',
+      code: error.code,
+      reason: error.message,
+      status: error.status,
+      bytesIn,
+    });
+  };
+
+  let route: string;
+  let rest: string[];
+  let query: string;
+  let keys: string[];
+  try {
+    checkFraming(request);
+    checkHost(request, ctx.hostnames);
+    if (request.headers.upgrade !== undefined || request.headers['http2-settings'] !== undefined)
+      throw new BrokerError('TOOLYARD_BROKER_UPGRADE_REFUSED', 'Upgrade and h2c requests are not proxied');
+    const target = splitTarget(request.url);
+    [route = '', ...rest] = target.segments;
+    ({ keys, rest: query } = splitKeyParam(target.query));
+  } catch (error) {
+    refuse(error as BrokerError);
+    return;
+  }
+
+  const tokens = presentedTokens(request.headers, keys);
+  const identities = new Set(tokens.map((t) => ctx.tokens.identify(t)).filter((id) => id !== undefined));
+  if (identities.size !== 1) {
+    refuse(
+      new BrokerError(
+        'TOOLYARD_BROKER_UNAUTHENTICATED',
+        identities.size > 1
+          ? 'the request presents tokens of more than one caller'
+          : tokens.length === 0
+            ? 'no broker token: send it where the CLI sends its API key (Authorization: Bearer, x-api-key, x-goog-api-key, api-key or ?key=)'
+            : "the token presented is not a caller's broker token",
+      ),
+    );
+    return;
+  }
+  const caller = [...identities][0]!;
+  outcome.caller = caller;
+  const routeConfig = ctx.routes.get(route);
+  if (!routeConfig) {
+    refuse(
+      new BrokerError(
+        'TOOLYARD_BROKER_ROUTE_UNKNOWN',
+        `no route ${JSON.stringify(route)}; this broker has: ${[...ctx.routes.keys()].join(', ') || '(none)'}`,
+      ),
+    );
+    return;
+  }
+  outcome.route = route;
+  const callerConfig = ctx.config.callers.find((c) => c.name === caller)!;
+  if (!callerConfig.routes.includes(route)) {
+    refuse(
+      new BrokerError(
+        'TOOLYARD_BROKER_ROUTE_NOT_ALLOWED',
+        `caller "${caller}" may not use route "${route}"; its routes: ${callerConfig.routes.join(', ') || '(none)'}`,
+      ),
+    );
+    return;
+  }
+  if (!acquire(ctx, caller, 'route')) {
+    refuse(
+      new BrokerError(
+        'TOOLYARD_BROKER_TOO_MANY_CONNECTIONS',
+        `caller "${caller}" has ${ctx.config.limits.maxConnectionsPerCaller} requests and tunnels open already`,
+      ),
+    );
+    return;
+  }
+
+  const upstream = new URL(routeConfig.upstream);
+  const basePath = upstream.pathname.replace(/\/+$/, '');
+  const path = `${basePath}/${rest.join('/')}` || '/';
+  outcome.target = upstream.origin;
+  outcome.rule = `route:${route}`;
+  outcome.path = path;
+  outcome.decision = 'allowed';
+
+  const headers = forwardedHeaders(request.headers);
+  headers.host = upstream.host;
+  const credential = ctx.credentials.get(route);
+  if (routeConfig.credential && credential !== undefined) headers[routeConfig.credential.header] = credential;
+
+  const tls = upstream.protocol === 'https:';
+  const options = {
+    protocol: upstream.protocol,
+    hostname: upstream.hostname.replace(/^\[|\]$/g, ''),
+    port: upstream.port || (tls ? 443 : 80),
+    method: request.method,
+    path: query ? `${path}?${query}` : path,
+    headers,
+    agent: tls ? ctx.httpsAgent : ctx.httpAgent,
+    ...(tls ? { servername: upstream.hostname } : {}),
+  };
+  const upstreamRequest = (tls ? httpsRequest : httpRequest)(options);
+  let done = false;
+  let bytesOut = 0;
+  let usage: UsageParser | undefined;
+  const end = (extra: Partial<Outcome>) => {
+    if (done) return;
+    done = true;
+    release(ctx, caller, 'route');
+    clearTimeout(connectTimer);
+    const record = { ...outcome, bytesIn, bytesOut, ...extra };
+    if (!usage) finish(ctx, started, record);
+    else
+      void usage.finish().then(
+        (u) => finish(ctx, started, { ...record, usage: u }),
+        () => finish(ctx, started, record),
+      );
+  };
+  const fail = (error: BrokerError) => {
+    upstreamRequest.destroy();
+    const sent = response.headersSent;
+    sendError(response, error);
+    end({
+      decision: 'error',
+      code: error.code,
+      reason: error.message,
+      status: sent ? response.statusCode : error.status,
+    });
+  };
+
+  const connectTimer = setTimeout(
+    () =>
+      fail(
+        new BrokerError(
+          'TOOLYARD_BROKER_UPSTREAM_TIMEOUT',
+          `route "${route}": no connection to ${upstream.origin} within ${ctx.config.limits.connectTimeoutMs} ms`,
+        ),
+      ),
+    ctx.config.limits.connectTimeoutMs,
+  );
+  upstreamRequest.on('socket', (socket) => {
+    const connected = () => clearTimeout(connectTimer);
+    if ((socket as { connecting?: boolean }).connecting)
+      socket.once(tls ? 'secureConnect' : 'connect', connected);
+    else connected();
+  });
+  upstreamRequest.setTimeout(ctx.config.limits.idleTimeoutMs, () =>
+    fail(
+      new BrokerError(
+        'TOOLYARD_BROKER_UPSTREAM_TIMEOUT',
+        `route "${route}": no byte from ${upstream.origin} for ${ctx.config.limits.idleTimeoutMs} ms`,
+        504,
+      ),
+    ),
+  );
+  upstreamRequest.on('error', (error: NodeJS.ErrnoException) => {
+    if (done) return;
+    fail(
+      new BrokerError(
+        'TOOLYARD_BROKER_UPSTREAM_FAILED',
+        `route "${route}": ${upstream.origin} failed: ${error.code ?? 'error'}${error.code ? '' : ` ${error.message}`}`,
+      ),
+    );
+  });
+  upstreamRequest.on('response', (upstreamResponse) => {
+    clearTimeout(connectTimer);
+    const status = upstreamResponse.statusCode ?? 502;
+    usage = new UsageParser(
+      upstreamResponse.headers['content-type'],
+      upstreamResponse.headers['content-encoding'] as string | undefined,
+    );
+    response.writeHead(status, upstreamResponse.statusMessage, responseHeaders(upstreamResponse.headers));
+    response.flushHeaders();
+    upstreamResponse.on('data', (chunk: Buffer) => {
+      bytesOut += chunk.length;
+      usage!.push(chunk);
+      if (!response.write(chunk)) upstreamResponse.pause();
+    });
+    response.on('drain', () => upstreamResponse.resume());
+    upstreamResponse.on('end', () => {
+      response.end();
+      end({ status });
+    });
+    upstreamResponse.on('error', () => {
+      response.destroy();
+      end({
+        status,
+        decision: 'error',
+        code: 'TOOLYARD_BROKER_UPSTREAM_FAILED',
+        reason: 'the upstream response broke off',
+      });
+    });
+  });
+  response.on('close', () => {
+    if (!done && !response.writableFinished) {
+      upstreamRequest.destroy();
+      end({ status: response.statusCode, reason: 'the caller went away before the response ended' });
+    }
+  });
+  request.pipe(upstreamRequest);
+}

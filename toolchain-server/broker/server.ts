@@ -1,0 +1,270 @@
+/**
+ * `buildBroker(config, options)` builds the broker's two node:http servers — the proxy (routes and CONNECT)
+ * and the health listener (/healthz, /readyz, /metrics) — without listening; only main.ts listens.
+ *
+ * Starting a broker in-process (tests, benches):
+ *
+ *   const broker = buildBroker(config, {
+ *     log: memorySink(),                                   // or any LogSink; default: stdout
+ *     resolve: async (name) => [{ address: '127.0.0.2', family: 4 }],  // default: dns.promises.lookup
+ *   });
+ *   broker.proxy.listen(0, '127.0.0.1');   // routes: http://127.0.0.1:<port>/<route>/…; CONNECT: same port
+ *   broker.health.listen(0, '127.0.0.1');  // /healthz, /readyz, /metrics
+ *   …
+ *   await broker.close();
+ *
+ * `config` is the output of `parseBrokerConfig` (defaults applied). Caller tokens and route keys are read from
+ * the files the config names (`callers[].tokenFile`, `routes[].credential.file`), or taken from
+ * `options.secrets`. Tests that allow CONNECT to 127.0.0.x must pass a `deniedCidrs` without 127.0.0.0/8.
+ */
+import { lookup } from 'node:dns/promises';
+import { readFileSync } from 'node:fs';
+import {
+  createServer,
+  Agent as HttpAgent,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { Socket } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { type LogSink, stdoutSink } from '../kit/audit-sink.ts';
+import { allowedHostnames } from '../kit/host.ts';
+import { EXPOSITION_CONTENT_TYPE } from '../kit/metrics.ts';
+import { guardSilentConnections, HTTP_TIMEOUTS, serverOptions } from '../kit/timeouts.ts';
+import { readTokenFile, TokenSet } from '../kit/token-file.ts';
+import { parseCidrs } from './addresses.ts';
+import type { BrokerConfig } from './config.ts';
+import { handleConnect } from './connect.ts';
+import { type BrokerContext, finish, type Resolver } from './context.ts';
+import { BrokerError } from './errors.ts';
+import { BrokerMetrics } from './metrics.ts';
+import { handleRoute, sendError } from './routes.ts';
+
+export interface BrokerSecrets {
+  /** Caller name → broker token. */
+  readonly callerTokens: Readonly<Record<string, string>>;
+  /** Route name → the route's key (without the credential prefix). */
+  readonly routeKeys: Readonly<Record<string, string>>;
+}
+
+export interface BuildBrokerOptions {
+  readonly log?: LogSink;
+  readonly resolve?: Resolver;
+  /** Secrets to use instead of reading the files the config names. */
+  readonly secrets?: BrokerSecrets;
+  /** Milliseconds clock, for durations. Default: performance.now. */
+  readonly now?: () => number;
+}
+
+export interface Broker {
+  readonly proxy: Server;
+  readonly health: Server;
+  readonly metrics: BrokerMetrics;
+  /** Reads the caller tokens and route keys again (SIGHUP); throws, changing nothing, when a file is bad. */
+  reloadSecrets(): void;
+  /** Stops both servers, ends idle keep-alive connections and closes upstream connection pools. */
+  close(): Promise<void>;
+}
+
+/** Default resolver: every address of the name, asked as a fully qualified name so no search domain applies. */
+export const systemResolver: Resolver = async (hostname) =>
+  lookup(hostname.endsWith('.') ? hostname : `${hostname}.`, { all: true, order: 'verbatim' });
+
+/** Reads every caller token and route key the config names; errors name the config field and the file. */
+export function readSecrets(config: BrokerConfig): BrokerSecrets {
+  const callerTokens: Record<string, string> = {};
+  config.callers.forEach((caller, i) => {
+    callerTokens[caller.name] = readTokenFile(caller.tokenFile, `/callers/${i}/tokenFile`);
+  });
+  const routeKeys: Record<string, string> = {};
+  config.routes.forEach((route, i) => {
+    if (route.credential)
+      routeKeys[route.name] = readTokenFile(route.credential.file, `/routes/${i}/credential/file`);
+  });
+  const seen = new Map<string, string>();
+  for (const [name, token] of Object.entries(callerTokens)) {
+    const other = seen.get(token);
+    if (other)
+      throw new Error(`callers "${other}" and "${name}" have the same broker token; each needs its own`);
+    seen.set(token, name);
+  }
+  return { callerTokens, routeKeys };
+}
+
+function applySecrets(ctx: BrokerContext, secrets: BrokerSecrets): void {
+  const tokens = new TokenSet();
+  for (const caller of ctx.config.callers) {
+    const token = secrets.callerTokens[caller.name];
+    if (!token) throw new Error(`caller "${caller.name}": no broker token`);
+    tokens.add(caller.name, token);
+  }
+  const credentials = new Map<string, string>();
+  for (const route of ctx.config.routes) {
+    if (!route.credential) continue;
+    const key = secrets.routeKeys[route.name];
+    if (!key) throw new Error(`route "${route.name}": no key`);
+    if (/[\r\n]/.test(key)) throw new Error(`route "${route.name}": the key holds a line break`);
+    credentials.set(route.name, `${route.credential.prefix}${key}`);
+  }
+  ctx.tokens = tokens;
+  ctx.credentials = credentials;
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+  });
+  response.end(text);
+}
+
+export function buildBroker(config: BrokerConfig, options: BuildBrokerOptions = {}): Broker {
+  const ca = [...rootCertificates];
+  if (config.extraCaFile) ca.push(readFileSync(config.extraCaFile, 'utf8'));
+  const ctx: BrokerContext = {
+    config,
+    log: options.log ?? stdoutSink,
+    metrics: new BrokerMetrics(),
+    resolve: options.resolve ?? systemResolver,
+    deniedCidrs: parseCidrs(config.deniedCidrs),
+    hostnames: allowedHostnames(config.listen.host, config.listen.allowedHosts),
+    tokens: new TokenSet(),
+    credentials: new Map(),
+    routes: new Map(config.routes.map((r) => [r.name, r])),
+    httpsAgent: new HttpsAgent({ keepAlive: true, ca, rejectUnauthorized: true, minVersion: 'TLSv1.2' }),
+    httpAgent: new HttpAgent({ keepAlive: true }),
+    open: new Map(),
+    now: options.now ?? (() => performance.now()),
+  };
+  applySecrets(ctx, options.secrets ?? readSecrets(config));
+
+  const timeouts = {
+    ...HTTP_TIMEOUTS,
+    headersMs: config.limits.headersTimeoutMs,
+    requestMs: Math.max(HTTP_TIMEOUTS.requestMs, config.limits.idleTimeoutMs),
+  };
+  const proxy = createServer(
+    { ...serverOptions(timeouts, config.limits.maxHeaderBytes), noDelay: true },
+    (request, response) => handleRoute(ctx, request, response),
+  );
+  proxy.maxConnections = config.limits.maxConnections;
+  proxy.timeout = 0;
+  guardSilentConnections(proxy, timeouts.headersMs);
+  proxy.on('connect', (request: IncomingMessage, socket: Socket, head: Buffer) => {
+    socket.setTimeout(0);
+    handleConnect(ctx, request, socket, head);
+  });
+  proxy.on('upgrade', (request: IncomingMessage, socket: Socket) => {
+    const started = ctx.now();
+    const error = new BrokerError(
+      'TOOLYARD_BROKER_UPGRADE_REFUSED',
+      'Upgrade and h2c requests are not proxied',
+    );
+    const body = error.body();
+    socket.on('error', () => socket.destroy());
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+    finish(ctx, started, {
+      caller: null,
+      kind: 'route',
+      route: null,
+      target: null,
+      rule: null,
+      method: request.method ?? 'GET',
+      path: null,
+      address: null,
+      decision: 'error',
+      code: error.code,
+      reason: error.message,
+      status: 400,
+      bytesIn: 0,
+      bytesOut: 0,
+      usage: null,
+    });
+  });
+  proxy.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    const started = ctx.now();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const reason = tooLarge
+      ? `request headers over limits.maxHeaderBytes (${config.limits.maxHeaderBytes})`
+      : `unparseable request (${error.code ?? 'error'})`;
+    if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage) {
+      const body = JSON.stringify({ error: { code: 'TOOLYARD_BROKER_BAD_REQUEST', message: reason } });
+      socket.end(
+        `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    } else socket.destroy();
+    if (error.code === 'ECONNRESET') return;
+    finish(ctx, started, {
+      caller: null,
+      kind: 'route',
+      route: null,
+      target: null,
+      rule: null,
+      method: '-',
+      path: null,
+      address: null,
+      decision: 'error',
+      code: 'TOOLYARD_BROKER_BAD_REQUEST',
+      reason,
+      status,
+      bytesIn: 0,
+      bytesOut: 0,
+      usage: null,
+    });
+  });
+
+  let listening = false;
+  proxy.on('listening', () => {
+    listening = true;
+  });
+  proxy.on('close', () => {
+    listening = false;
+  });
+  const health = createServer(serverOptions(HTTP_TIMEOUTS), (request, response) => {
+    const path = (request.url ?? '/').split('?', 1)[0];
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.setHeader('allow', 'GET, HEAD');
+      json(response, 405, { status: 'method-not-allowed' });
+    } else if (path === '/healthz') json(response, 200, { status: 'ok' });
+    else if (path === '/readyz')
+      json(response, listening ? 200 : 503, {
+        status: listening ? 'ready' : 'not-ready',
+        callers: config.callers.length,
+        routes: config.routes.length,
+      });
+    else if (path === '/metrics') {
+      const text = ctx.metrics.render();
+      response.writeHead(200, { 'content-type': EXPOSITION_CONTENT_TYPE });
+      response.end(text);
+    } else
+      sendError(
+        response,
+        new BrokerError('TOOLYARD_BROKER_NOT_FOUND', `no ${path} here: /healthz, /readyz, /metrics`),
+      );
+  });
+  guardSilentConnections(health, HTTP_TIMEOUTS.headersMs);
+
+  const closeServer = (server: Server) =>
+    new Promise<void>((resolve) => {
+      if (!server.listening) return resolve();
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+  return {
+    proxy,
+    health,
+    metrics: ctx.metrics,
+    reloadSecrets: () => applySecrets(ctx, readSecrets(config)),
+    close: async () => {
+      await Promise.all([closeServer(proxy), closeServer(health)]);
+      ctx.httpsAgent.destroy();
+      ctx.httpAgent.destroy();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * The environment that sends a toolchain's children through the broker's CONNECT proxy (`egressProxy`): the
+ * conventional variables in both cases, and each tool's own setting where the tool prefers it over those or
+ * lets a project file override them (npm, yarn, pip, cargo all rank environment above project config).
+ * git reads `https_proxy`/`http_proxy` through libcurl. The proxy URL carries this toolchain's caller name
+ * and broker token as user info (`http://<user>:<token>@host:port`), which is how every one of these tools
+ * sends Proxy-Authorization. Callers can set none of these names (env-names.ts).
+ */
+
+/** Names this module sets; every one is also refused to callers. */
+export const PROXY_ENV_NAMES = [
+  'HTTPS_PROXY',
+  'HTTP_PROXY',
+  'https_proxy',
+  'http_proxy',
+  'NO_PROXY',
+  'no_proxy',
+  'npm_config_proxy',
+  'npm_config_https_proxy',
+  'npm_config_noproxy',
+  'YARN_HTTP_PROXY',
+  'YARN_HTTPS_PROXY',
+  'PIP_PROXY',
+  'CARGO_HTTP_PROXY',
+] as const;
+
+/** Always reached directly: the pod's own loopback. */
+export const LOOPBACK_NO_PROXY = ['localhost', '127.0.0.1', '::1'] as const;
+
+export interface EgressProxySettings {
+  readonly url: string;
+  readonly user: string;
+  readonly noProxy: readonly string[];
+}
+
+/** The proxy URL with credentials: `http://<user>:<url-encoded token>@host:port`. */
+export function proxyUrl(settings: EgressProxySettings, token: string): string {
+  const url = new URL(settings.url);
+  return `${url.protocol}//${encodeURIComponent(settings.user)}:${encodeURIComponent(token)}@${url.host}`;
+}
+
+export function egressProxyEnv(settings: EgressProxySettings, token: string): Record<string, string> {
+  const proxy = proxyUrl(settings, token);
+  const noProxy = [...new Set([...LOOPBACK_NO_PROXY, ...settings.noProxy])].join(',');
+  return {
+    HTTPS_PROXY: proxy,
+    HTTP_PROXY: proxy,
+    https_proxy: proxy,
+    http_proxy: proxy,
+    NO_PROXY: noProxy,
+    no_proxy: noProxy,
+    npm_config_proxy: proxy,
+    npm_config_https_proxy: proxy,
+    npm_config_noproxy: noProxy,
+    YARN_HTTP_PROXY: proxy,
+    YARN_HTTPS_PROXY: proxy,
+    PIP_PROXY: proxy,
+    CARGO_HTTP_PROXY: proxy,
+  } satisfies Record<(typeof PROXY_ENV_NAMES)[number], string>;
+}
