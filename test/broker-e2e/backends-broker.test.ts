@@ -16,7 +16,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,7 +25,6 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { renderAgent } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
-import { DEFAULT_DENIED_CIDRS } from '../../toolchain-server/broker/config.ts';
 import { requireBackendClis } from '../backends/backend-clis.ts';
 import { startFakeAnthropic } from '../backends/fake-anthropic.ts';
 import { startFakeGemini } from '../backends/fake-gemini.ts';
@@ -40,17 +39,17 @@ import {
   startContainer,
 } from '../backends/pod-emulation.ts';
 import { makeTestCa } from '../support/test-ca.ts';
-import { type BrokerProcess, brokerMissing, startBroker } from './broker-process.ts';
+import { type BrokerProcess, brokerMissing, startBrokerPod } from './broker-process.ts';
 import { plantBrokerBypass } from './planted-bypass.ts';
-import { BROKER_AGENT_SIDE, BrokerTopology, testDeniedCidrs } from './topology.ts';
+import { BROKER_AGENT_SIDE, BrokerTopology } from './topology.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const AGENT = 'e2e';
 const NAMESPACE = 'agents';
 const BROKER_SERVICE = `${AGENT}-broker.${NAMESPACE}.svc`;
-const BROKER_PORT = 8480;
-const BROKER_URL = `http://${BROKER_SERVICE}:${BROKER_PORT}`;
+const _BROKER_PORT = 8480;
 const TOKENS_SECRET = `${AGENT}-broker-tokens`;
+const MODEL_KEYS = 'model-keys';
 const CLI_TIMEOUT_MS = 120_000;
 /** The stand-in image: the host's system directories (read-only), which cannot hold a value made at test time. */
 const IMAGE_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -59,7 +58,10 @@ type StartFake = (script: ModelScript, listener?: FakeApiListener) => Promise<Fa
 
 interface Provider {
   readonly backend: string;
+  /** The broker route toolyard renders for the backend. */
   readonly route: string;
+  /** The key of the provider key in the test's `model-keys` Secret. */
+  readonly keyName: string;
   readonly host: string;
   /** Where the provider wants its key, and where the CLI puts the key it holds (the broker token). */
   readonly header: string;
@@ -72,7 +74,8 @@ interface Provider {
 const PROVIDERS: readonly Provider[] = [
   {
     backend: 'claude',
-    route: 'anthropic',
+    route: 'model-claude',
+    keyName: 'anthropic',
     host: 'api.anthropic.com',
     header: 'x-api-key',
     prefix: '',
@@ -82,7 +85,8 @@ const PROVIDERS: readonly Provider[] = [
   },
   {
     backend: 'codex',
-    route: 'openai',
+    route: 'model-codex',
+    keyName: 'openai',
     host: 'api.openai.com',
     header: 'authorization',
     prefix: 'Bearer ',
@@ -92,7 +96,8 @@ const PROVIDERS: readonly Provider[] = [
   },
   {
     backend: 'gemini',
-    route: 'gemini',
+    route: 'model-gemini',
+    keyName: 'gemini',
     host: 'generativelanguage.googleapis.com',
     header: 'x-goog-api-key',
     prefix: '',
@@ -151,7 +156,7 @@ describe('real agent CLIs through the real broker, holding no model key', { time
   let canaryUrl: string;
   const canaryRequests: string[] = [];
   let closeCanary: () => void = () => {};
-  const keys = new Map(PROVIDERS.map((p) => [p.route, random(`real-${p.route}-key`)]));
+  const keys = new Map(PROVIDERS.map((p) => [p.route, random(`real-${p.keyName}-key`)]));
   const tokens = new Map(PROVIDERS.map((p) => [p.backend, random(`broker-token-${p.backend}`)]));
   const apis = new Map<string, FakeApi>();
   const scripts = new Map(
@@ -160,9 +165,10 @@ describe('real agent CLIs through the real broker, holding no model key', { time
   const observations = new Map<string, Promise<Observation>>();
   const observing = new Map<string, () => Promise<Observation>>();
   let imageMounts: Record<string, string>;
+  let secrets: ReadonlyMap<string, Record<string, string>>;
 
   /** Every credential a backend container must not hold: the model keys and the other backends' tokens. */
-  const forbidden = (provider: Provider) =>
+  const forbidden = (provider: Provider): Record<string, string> =>
     Object.fromEntries([
       ...[...keys].map(([route, key]) => [`${route} key`, key]),
       ...[...tokens]
@@ -209,44 +215,6 @@ describe('real agent CLIs through the real broker, holding no model key', { time
     canaryUrl = `http://127.0.0.1:${(canarySocket.address() as AddressInfo).port}`;
     closeCanary = () => canarySocket.close();
 
-    // The broker: one route per provider with the real key in a file of its own, one caller per backend.
-    const secrets = join(dir, 'broker-secrets');
-    mkdirSync(secrets);
-    const file = (name: string, value: string) => {
-      writeFileSync(join(secrets, name), value, { mode: 0o400 });
-      return join(secrets, name);
-    };
-    broker = await startBroker(
-      topology,
-      {
-        agent: AGENT,
-        listen: { host: '0.0.0.0', port: BROKER_PORT, allowedHosts: [BROKER_SERVICE] },
-        health: { host: '127.0.0.1', port: 9480 },
-        routes: PROVIDERS.map((p) => ({
-          name: p.route,
-          kind: 'model',
-          upstream: `https://${p.host}`,
-          credential: {
-            file: file(`key-${p.route}`, keys.get(p.route) as string),
-            header: p.header,
-            prefix: p.prefix,
-          },
-        })),
-        callers: PROVIDERS.map((p) => ({
-          name: p.backend,
-          tokenFile: file(`token-${p.backend}`, tokens.get(p.backend) as string),
-          routes: [p.route],
-        })),
-        // The fake upstreams live on 10.231.2.0/24 (private addresses that never leave the machine): the test
-        // broker may reach that /24 and nothing else private; loopback and every other default range stay denied.
-        deniedCidrs: testDeniedCidrs(DEFAULT_DENIED_CIDRS),
-        // The test CA stands in for the public roots the real providers' certificates chain to.
-        extraCaFile: caFile,
-      },
-      dir,
-    );
-
-    const tokenEnv = (p: Provider) => [{ name: p.tokenVar, secretName: TOKENS_SECRET, key: p.backend }];
     const spec: ToolyardAgent = {
       apiVersion: 'toolyard.dev/v1alpha1',
       kind: 'Agent',
@@ -260,48 +228,36 @@ describe('real agent CLIs through the real broker, holding no model key', { time
             image: { repository: 'example/claude-code', tag: '2.1.330' },
             port: 8080,
             env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
-            secretEnv: tokenEnv(PROVIDERS[0] as Provider),
-            settings: { env: { ANTHROPIC_BASE_URL: `${BROKER_URL}/anthropic` } },
+            model: { apiKeySecret: { name: MODEL_KEYS, key: 'anthropic' } },
           },
           {
             name: 'codex',
             type: 'openai',
             image: { repository: 'example/codex', tag: '0.169.0' },
             port: 8081,
-            secretEnv: tokenEnv(PROVIDERS[1] as Provider),
-            settings: {
-              model: 'toolyard-fake-model',
-              model_provider: 'toolyard',
-              model_providers: {
-                toolyard: {
-                  name: 'toolyard broker',
-                  base_url: `${BROKER_URL}/openai/v1`,
-                  env_key: 'OPENAI_API_KEY',
-                  wire_api: 'responses',
-                },
-              },
-              analytics: { enabled: false },
-            },
+            model: { apiKeySecret: { name: MODEL_KEYS, key: 'openai' } },
+            // A model Codex has no metadata for gets plain function tools, which the fake speaks.
+            settings: { model: 'toolyard-fake-model', analytics: { enabled: false } },
           },
           {
             name: 'gemini',
             type: 'gemini',
             image: { repository: 'example/gemini-cli', tag: '0.61.0' },
             port: 8082,
-            env: { GOOGLE_GEMINI_BASE_URL: `${BROKER_URL}/gemini` },
-            secretEnv: tokenEnv(PROVIDERS[2] as Provider),
+            model: { apiKeySecret: { name: MODEL_KEYS, key: 'gemini' } },
             settings: { privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } },
           },
         ],
       },
     };
-    const { pod, configMaps } = renderedPod(renderAgent(spec).objects);
-    volumes = new PodVolumes(
-      join(dir, 'volumes'),
-      pod,
-      configMaps,
-      new Map([[TOKENS_SECRET, Object.fromEntries(tokens)]]),
-    );
+    const objects = renderAgent(spec).objects;
+    secrets = new Map([
+      [TOKENS_SECRET, Object.fromEntries(tokens)],
+      [MODEL_KEYS, Object.fromEntries(PROVIDERS.map((p) => [p.keyName, keys.get(p.route) as string]))],
+    ]);
+    broker = await startBrokerPod({ topology, objects, secrets, caPem: ca.caPem, dir });
+    const { pod, configMaps } = renderedPod(objects, AGENT);
+    volumes = new PodVolumes(join(dir, 'volumes'), pod, configMaps, secrets);
     workspace = volumes.hostPath('workspace');
     execFileSync('git', ['init', '-q', workspace]);
     plantWorkspace(workspace, `${canaryUrl}/mcp`);
@@ -322,6 +278,19 @@ describe('real agent CLIs through the real broker, holding no model key', { time
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  /** The values of the container's `secretKeyRef` env entries, as the kubelet resolves them. */
+  const secretEnvOf = (name: string): Record<string, string> => {
+    const container = volumes.pod.containers.find((c) => c.name === name);
+    const env: Record<string, string> = {};
+    for (const entry of container?.env ?? []) {
+      const ref = (entry.valueFrom as { secretKeyRef?: { name: string; key: string } } | undefined)
+        ?.secretKeyRef;
+      const value = ref && secrets.get(ref.name)?.[ref.key];
+      if (value !== undefined) env[entry.name] = value;
+    }
+    return env;
+  };
+
   const containerOptions = (provider: Provider) => ({
     cwd: WORKSPACE,
     imageMounts,
@@ -329,7 +298,7 @@ describe('real agent CLIs through the real broker, holding no model key', { time
       PATH: '/opt/backend-clis/node_modules/.bin:/opt/node/bin:/usr/local/bin:/usr/bin:/bin',
       NO_COLOR: '1',
     },
-    secretEnv: { [provider.tokenVar]: tokens.get(provider.backend) as string },
+    secretEnv: secretEnvOf(provider.backend),
     hosts: [`${BROKER_AGENT_SIDE} ${BROKER_SERVICE}`],
     netns: topology!.namespaces.exec('agent', []),
     timeoutMs: CLI_TIMEOUT_MS,

@@ -1,23 +1,27 @@
 /**
- * Real package managers through the real broker, by name. Debian's npm, pip, cargo and go run in an emulated
- * toolchain container (uid 65532, read-only image, the container's env only) in the agent's network namespace,
- * where the one reachable address is the broker's. Each fetches its package from a fake registry that serves
- * the real registry's name over TLS (test CA) in the upstream namespace, through the broker's CONNECT proxy
- * with its own caller name and token in `HTTPS_PROXY`. The broker resolves the name itself and allows only the
- * caller's own hosts: each tool's own fetch lands; the same tool pointed at a mirror that is not on its list
- * fails with the broker's refusal in its error output, and the mirror sees no request; another caller's token
- * does not open this caller's hosts.
+ * Real package managers through the real broker, by name. A spec with one toolchain per package manager, each
+ * declaring its ecosystem (`network.egress.ecosystems: [npm]`, `[pypi]`, `[crates]`, `[go]`), is rendered; the
+ * broker runs as its rendered pod (config, caller tokens) in the broker namespace. Debian's npm, pip, cargo and
+ * go run in the rendered toolchain container (uid 65532, read-only root, its env and volumes) in the agent's
+ * network namespace, whose one reachable address is the broker's, with the proxy environment the toolchain
+ * server gives its children (`egressProxyEnv` of the rendered `egressProxy`, with this container's token).
+ * Each fetches its package from a fake registry that serves the real registry's name over TLS (test CA) in
+ * the upstream namespace. The broker resolves the name itself and allows only the caller's own hosts: each
+ * tool's fetch lands; the same tool aimed at a mirror nobody listed fails with the broker's refusal in its
+ * error output, and the mirror sees no request; another caller's token does not open this caller's hosts.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { DEFAULT_DENIED_CIDRS } from '../../toolchain-server/broker/config.ts';
+import { renderAgent } from '../../constructs/src/render.ts';
+import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
+import { egressProxyEnv } from '../../toolchain-server/src/policy/proxy-env.ts';
 import type { FakeApi } from '../backends/fake-model.ts';
-import { canEmulatePods, type PodSpec, PodVolumes, runContainer } from '../backends/pod-emulation.ts';
+import { canEmulatePods, PodVolumes, renderedPod, runContainer } from '../backends/pod-emulation.ts';
 import { makeTestCa } from '../support/test-ca.ts';
-import { type BrokerProcess, brokerMissing, startBroker } from './broker-process.ts';
+import { type BrokerProcess, brokerMissing, eventually, startBrokerPod } from './broker-process.ts';
 import {
   cratesRegistry,
   goProxy,
@@ -27,11 +31,17 @@ import {
   startStaticSite,
 } from './fake-registries.ts';
 import { PACKAGE_MANAGERS, type PackageManager } from './package-managers.ts';
-import { BROKER_AGENT_SIDE, BrokerTopology, testDeniedCidrs } from './topology.ts';
+import { BROKER_AGENT_SIDE, BrokerTopology } from './topology.ts';
 
-const BROKER_SERVICE = 'e2e-broker.agents.svc';
-const BROKER_PORT = 8480;
-const CA_DIR = '/etc/toolyard-test-ca';
+const AGENT = 'e2e';
+const ECOSYSTEM: Record<PackageManager['name'], string> = {
+  npm: 'npm',
+  pip: 'pypi',
+  cargo: 'crates',
+  go: 'go',
+};
+const BROKER_SERVICE = `${AGENT}-broker.agents.svc`;
+const CA_DIR = '/opt/toolyard-test-ca';
 /** Hosts no caller lists, serving the same packages (a tool pointed there would succeed if let through). */
 const MIRRORS = ['registry.yarnpkg.com', 'pypi.doubanio.com', 'rsproxy.cn', 'goproxy.io'] as const;
 /**
@@ -59,17 +69,23 @@ const UNLISTED: Record<PackageManager['name'], { registry: string; expect: RegEx
 const token = (name: string) => `broker-token-${name}-${Math.random().toString(36).slice(2, 14)}`;
 
 describe('real package managers through the real broker, by name', { timeout: 5 * 60_000 }, () => {
-  const skip = canEmulatePods() ?? brokerMissing();
+  // Root (namespaces, mounts) is the one prerequisite a machine may genuinely lack; CI runs as root.
+  const skip = canEmulatePods();
   let dir: string;
   let topology: BrokerTopology | undefined;
   let broker: BrokerProcess | undefined;
   let volumes: PodVolumes;
   const sites = new Map<string, FakeApi>();
-  const tokens = new Map(PACKAGE_MANAGERS.map((pm) => [pm.name, token(pm.name)]));
+  /** Broker tokens by caller (`toolchain-npm`, …). */
+  const tokens = new Map(PACKAGE_MANAGERS.map((pm) => [`toolchain-${pm.name}`, token(pm.name)]));
+  const proxies = new Map<string, Parameters<typeof egressProxyEnv>[0]>();
+  let imageMounts: Record<string, string> = {};
   let caPem = '';
 
   before(async () => {
     if (skip) return;
+    const missing = brokerMissing() ?? PACKAGE_MANAGERS.map((pm) => pm.missing()).find(Boolean);
+    if (missing) throw new Error(missing);
     dir = mkdtempSync(join(tmpdir(), 'toolyard-broker-pm-'));
     topology = new BrokerTopology();
     const ca = makeTestCa(join(dir, 'ca'));
@@ -93,48 +109,49 @@ describe('real package managers through the real broker, by name', { timeout: 5 
     ]);
     await serve(MIRRORS, mirror);
 
-    const tokenDir = join(dir, 'callers');
-    mkdirSync(tokenDir);
-    const config = {
-      agent: 'e2e',
-      listen: { host: '0.0.0.0', port: BROKER_PORT, allowedHosts: [BROKER_SERVICE] },
-      health: { host: '127.0.0.1', port: 9480 },
-      routes: [],
-      callers: PACKAGE_MANAGERS.map((pm) => {
-        const tokenFile = join(tokenDir, `toolchain-${pm.name}`);
-        writeFileSync(tokenFile, tokens.get(pm.name) as string, { mode: 0o400 });
-        return {
-          name: `toolchain-${pm.name}`,
-          tokenFile,
-          egress: pm.hosts.map((host) => ({ host, ports: [443] })),
-        };
-      }),
-      // The fake upstreams live on 10.231.2.0/24 (private addresses that never leave the machine): the test
-      // broker may reach that /24 and nothing else private. Loopback and every other default range stay denied.
-      deniedCidrs: testDeniedCidrs(DEFAULT_DENIED_CIDRS),
-    };
-    broker = await startBroker(topology, config, dir);
+    // The CA certificate alone, for the tools' trust settings (mounted like part of the image).
+    const caDir = join(dir, 'ca-public');
+    mkdirSync(caDir);
+    writeFileSync(join(caDir, 'ca.pem'), caPem);
+    imageMounts = { [CA_DIR]: caDir };
 
-    const pod: PodSpec = {
-      securityContext: { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 },
-      containers: [
-        {
-          name: 'toolchain',
-          securityContext: { readOnlyRootFilesystem: true },
-          volumeMounts: [
-            { name: 'work', mountPath: '/work' },
-            { name: 'tmp', mountPath: '/tmp' },
-            { name: 'test-ca', mountPath: CA_DIR },
-          ],
-        },
-      ],
-      volumes: [
-        { name: 'work', emptyDir: {} },
-        { name: 'tmp', emptyDir: {} },
-        { name: 'test-ca', configMap: { name: 'test-ca' } },
-      ],
+    const spec: ToolyardAgent = {
+      apiVersion: 'toolyard.dev/v1alpha1',
+      kind: 'Agent',
+      metadata: { name: AGENT, namespace: 'agents' },
+      spec: {
+        workspace: { mountPath: '/workspace' },
+        backends: [
+          {
+            name: 'claude',
+            type: 'claude',
+            image: { repository: 'example/claude-code', tag: '2.1.330' },
+            port: 8080,
+            model: { apiKeySecret: { name: 'model-keys', key: 'anthropic' } },
+          },
+        ],
+        toolchains: PACKAGE_MANAGERS.map((pm, i) => ({
+          name: pm.name,
+          image: { repository: 'debian', tag: 'bookworm' },
+          port: 8700 + i,
+          healthPort: 9700 + i,
+          tools: { mode: 'exec' as const, allowedCommands: [pm.name] },
+          network: { egress: { ecosystems: [ECOSYSTEM[pm.name]] } },
+        })),
+      },
     };
-    volumes = new PodVolumes(join(dir, 'pod'), pod, new Map([['test-ca', { 'ca.pem': caPem }]]));
+    const objects = renderAgent(spec).objects;
+    const secrets = new Map<string, Record<string, string>>([
+      [`${AGENT}-broker-tokens`, { claude: token('claude'), ...Object.fromEntries(tokens) }],
+      ['model-keys', { anthropic: token('anthropic-key') }],
+    ]);
+    broker = await startBrokerPod({ topology, objects, secrets, caPem, dir });
+    const { pod, configMaps } = renderedPod(objects, AGENT);
+    for (const pm of PACKAGE_MANAGERS) {
+      const config = JSON.parse(configMaps.get(`${AGENT}-toolchain-${pm.name}`)?.['config.json'] ?? '{}');
+      proxies.set(pm.name, config.egressProxy);
+    }
+    volumes = new PodVolumes(join(dir, 'pod'), pod, configMaps, secrets);
   });
 
   after(async () => {
@@ -144,21 +161,25 @@ describe('real package managers through the real broker, by name', { timeout: 5 
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Runs `script` as the tool would run under the toolchain server, with `caller`'s proxy credentials. */
+  /**
+   * Runs `script` in the tool's toolchain container as the toolchain server runs a child: the container's env
+   * plus the proxy env of its rendered `egressProxy`, with `caller`'s token (another caller's, to test that).
+   */
   const fetchWith = (pm: PackageManager, script: string, caller = pm.name) => {
-    const work = `/work/${pm.name}-${Math.random().toString(36).slice(2, 8)}`;
-    const proxy = `http://toolchain-${caller}:${tokens.get(caller)}@${BROKER_SERVICE}:${BROKER_PORT}`;
-    return runContainer(volumes, 'toolchain', {
+    const work = `/tmp/${pm.name}-${Math.random().toString(36).slice(2, 8)}`;
+    const proxy = proxies.get(pm.name);
+    assert.ok(proxy, `toolchain ${pm.name} is rendered without an egressProxy`);
+    const callerProxy = { ...proxies.get(caller), ...{ url: proxy.url, noProxy: proxy.noProxy } };
+    return runContainer(volumes, `toolchain-${pm.name}`, {
       netns: topology!.namespaces.exec('agent', []),
       argv: ['sh', '-c', `mkdir -p ${work} && cd ${work} && ${script}`],
+      imageMounts,
       imageEnv: {
         PATH: '/usr/local/bin:/usr/bin:/bin',
-        HTTPS_PROXY: proxy,
-        https_proxy: proxy,
-        HTTP_PROXY: proxy,
-        http_proxy: proxy,
-        NO_PROXY: 'localhost,127.0.0.1',
-        no_proxy: 'localhost,127.0.0.1',
+        ...egressProxyEnv(
+          { url: callerProxy.url, user: callerProxy.user as string, noProxy: callerProxy.noProxy },
+          tokens.get(`toolchain-${caller}`) as string,
+        ),
         ...pm.env(work, `${CA_DIR}/ca.pem`),
       },
       hosts: [`${BROKER_AGENT_SIDE} ${BROKER_SERVICE}`],
@@ -172,24 +193,22 @@ describe('real package managers through the real broker, by name', { timeout: 5 
   for (const pm of PACKAGE_MANAGERS) {
     it(`${pm.name} fetches its package from ${pm.hosts.join(' and ')} through the broker`, async (t) => {
       if (skip) return t.skip(skip);
-      const missing = pm.missing();
-      if (missing) return t.skip(missing);
       const before = connects(`toolchain-${pm.name}`).length;
       const result = await fetchWith(pm, pm.script());
       const context = `exit ${result.code}\n${result.stdout.slice(-1500)}\n${result.stderr.slice(-3000)}\nbroker:\n${broker?.output().slice(-3000)}`;
       assert.equal(result.code, 0, context);
-      const tunnels = connects(`toolchain-${pm.name}`).slice(before);
+      const tunnels = () => connects(`toolchain-${pm.name}`).slice(before);
       for (const host of pm.hosts)
         assert.ok(
-          tunnels.some((line) => line['decision'] === 'allowed' && line['target'] === `${host}:443`),
-          `no allowed tunnel to ${host}:443 in the audit\n${JSON.stringify(tunnels)}`,
+          await eventually(() =>
+            tunnels().some((line) => line['decision'] === 'allowed' && line['target'] === `${host}:443`),
+          ),
+          `no allowed tunnel to ${host}:443 in the audit\n${JSON.stringify(tunnels())}`,
         );
     });
 
     it(`${pm.name} aimed at a mirror nobody listed fails with the broker's refusal; the mirror sees nothing`, async (t) => {
       if (skip) return t.skip(skip);
-      const missing = pm.missing();
-      if (missing) return t.skip(missing);
       const mirror = sites.get(MIRRORS[0]) as FakeApi;
       const seen = mirror.requests.length;
       const unlisted = UNLISTED[pm.name];
@@ -199,7 +218,9 @@ describe('real package managers through the real broker, by name', { timeout: 5 
       assert.match(output, unlisted.expect);
       assert.equal(mirror.requests.length, seen, 'the unlisted mirror was reached');
       assert.ok(
-        connects(`toolchain-${pm.name}`).some((line) => line['decision'] === 'denied'),
+        await eventually(() =>
+          connects(`toolchain-${pm.name}`).some((line) => line['decision'] === 'denied'),
+        ),
         'no denied tunnel in the audit',
       );
     });
@@ -213,7 +234,9 @@ describe('real package managers through the real broker, by name', { timeout: 5 
     const result = await fetchWith(npm, npm.script(), 'pip');
     assert.notEqual(result.code, 0, result.stdout + result.stderr);
     assert.equal(registry.requests.length, seen);
-    assert.ok(connects('toolchain-pip').some((line) => line['decision'] === 'denied'));
+    assert.ok(
+      await eventually(() => connects('toolchain-pip').some((line) => line['decision'] === 'denied')),
+    );
   });
 
   it('no audit or log line of the broker carries a token', (t) => {
