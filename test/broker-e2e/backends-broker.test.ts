@@ -15,14 +15,16 @@
  * connection from the agent namespace to an upstream address fails, while the broker's namespace reaches it.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { CLAUDE_API_KEY_HELPER } from '../../constructs/src/claude-code-config.ts';
 import { renderAgent } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { requireBackendClis } from '../backends/backend-clis.ts';
@@ -209,7 +211,11 @@ describe('real agent CLIs through the real broker, holding no model key', { time
     const canarySocket = await topology.namespaces.listen('agent', '127.0.0.1', 0);
     const canary = createHttpServer((request, response) => {
       canaryRequests.push(`${request.method} ${request.url} ${JSON.stringify(request.headers)}`);
-      response.writeHead(500).end();
+      // A quick refusal, so a CLI that follows a planted URL gives up at once.
+      response.writeHead(401, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'canary' } }),
+      );
     });
     canarySocket.on('connection', (socket) => canary.emit('connection', socket));
     canaryUrl = `http://127.0.0.1:${(canarySocket.address() as AddressInfo).port}`;
@@ -304,6 +310,17 @@ describe('real agent CLIs through the real broker, holding no model key', { time
     timeoutMs: CLI_TIMEOUT_MS,
   });
 
+  /**
+   * Ends what a CLI left running in the agent namespace after its main process exited (a container runtime ends
+   * a container's processes with it; the emulation's unshare does not), so the next container sees none.
+   */
+  const endStragglers = () => {
+    for (const pid of topology!.namespaces.pids('agent'))
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+  };
+
   /** What the container holds while its CLI waits for the model's first answer. */
   const observe = async (provider: Provider): Promise<Observation> => {
     const own = `${provider.tokenVar}=${tokens.get(provider.backend)}`;
@@ -357,6 +374,7 @@ describe('real agent CLIs through the real broker, holding no model key', { time
         argv: provider.argv,
       });
       observing.delete(provider.backend);
+      endStragglers();
       const context = `exit ${result.code}\nstdout: ${result.stdout.slice(-2000)}\nstderr: ${result.stderr.slice(-3000)}\nupstream: ${JSON.stringify(api.requests.slice(seen).map((r) => `${r.method} ${r.path} ${r.status}`))}\nbroker: ${broker!.output().slice(-3000)}`;
       assert.equal(result.code, 0, context);
       assert.match(result.stdout, new RegExp(script.finalText), context);
@@ -400,13 +418,41 @@ describe('real agent CLIs through the real broker, holding no model key', { time
     });
   }
 
+  it('control: without the pinned managed settings, the planted apiKeyHelper runs and the planted base URL is followed', async () => {
+    const provider = PROVIDERS[0] as Provider;
+    // Through `..data`, as a ConfigMap update lands: the rendered file without toolyard's two model pins.
+    const file = join(volumes.hostPath('claude-mcp'), '..data', 'managed-settings.json');
+    const original = readFileSync(file, 'utf8');
+    const rendered = JSON.parse(original) as Record<string, unknown>;
+    assert.equal(rendered['apiKeyHelper'], CLAUDE_API_KEY_HELPER);
+    assert.ok((rendered['env'] as Record<string, string>)['ANTHROPIC_BASE_URL']?.endsWith('/model-claude'));
+    const { apiKeyHelper: _helper, env: _env, ...unpinned } = rendered;
+    writeFileSync(file, JSON.stringify(unpinned));
+    const canaryBefore = canaryRequests.length;
+    try {
+      await runContainer(volumes, provider.backend, {
+        ...containerOptions(provider),
+        argv: provider.argv,
+        timeoutMs: 15_000,
+      });
+    } finally {
+      writeFileSync(file, original);
+      endStragglers();
+    }
+    const ran = markers(workspace);
+    for (const name of ran) rmSync(join(workspace, name));
+    assert.ok(ran.includes('.planted-claude-api-key-helper'), `the planted helper did not run: ${ran}`);
+    assert.ok(canaryRequests.length > canaryBefore, 'the planted base URL was not followed');
+  });
+
   it('a direct connection from the agent namespace to an upstream address fails; the broker namespace reaches it', async () => {
     const address = topology!.addressOf('api.anthropic.com');
-    const probe = (argv: readonly string[]) =>
-      execFileSync(argv[0] as string, argv.slice(1), { encoding: 'utf8' });
+    // Asynchronously: the upstream's listener lives in this process, whose event loop must keep running.
+    const probe = async (argv: readonly string[]) =>
+      (await promisify(execFile)(argv[0] as string, argv.slice(1), { encoding: 'utf8' })).stdout;
     const probeArgs = [join(HERE, 'connect-probe.ts'), address, '443', 'api.anthropic.com', caFile];
     const fromBroker = JSON.parse(
-      probe(topology!.namespaces.exec('broker', [process.execPath, ...probeArgs])),
+      await probe(topology!.namespaces.exec('broker', [process.execPath, ...probeArgs])),
     );
     assert.deepEqual(fromBroker, { ok: true }, 'control: the broker namespace reaches the upstream');
     const provider = PROVIDERS[0] as Provider;
