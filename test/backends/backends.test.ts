@@ -164,6 +164,9 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
       metadata: { name: AGENT, namespace: NAMESPACE },
       spec: {
         workspace: { mountPath: WORKSPACE },
+        // This test is about the MCP contract with the CLIs holding their keys directly (broker off, as before
+        // the broker); test/broker-e2e runs the same CLIs through the broker.
+        broker: { enabled: false },
         backends: [
           {
             name: 'claude',

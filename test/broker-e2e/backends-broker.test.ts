@@ -40,7 +40,7 @@ import {
   runContainer,
   startContainer,
 } from '../backends/pod-emulation.ts';
-import { makeTestCa } from '../support/test-ca.ts';
+import { makeTestCa, type TestCa } from '../broker/tls-fixture.ts';
 import { type BrokerProcess, brokerMissing, startBrokerPod } from './broker-process.ts';
 import { plantBrokerBypass } from './planted-bypass.ts';
 import { BROKER_AGENT_SIDE, BrokerTopology } from './topology.ts';
@@ -150,6 +150,7 @@ function runScanner(argv: readonly string[], input: unknown): Promise<ScanResult
 
 describe('real agent CLIs through the real broker, holding no model key', { timeout: 10 * 60_000 }, () => {
   let dir: string;
+  let ca: TestCa | undefined;
   let topology: BrokerTopology | undefined;
   let broker: BrokerProcess | undefined;
   let volumes: PodVolumes;
@@ -184,7 +185,7 @@ describe('real agent CLIs through the real broker, holding no model key', { time
     const cliDir = requireBackendClis();
     dir = mkdtempSync(join(tmpdir(), 'toolyard-broker-clis-'));
     topology = new BrokerTopology();
-    const ca = makeTestCa(join(dir, 'ca'));
+    ca = makeTestCa();
     caFile = ca.caFile;
 
     for (const provider of PROVIDERS) {
@@ -261,7 +262,7 @@ describe('real agent CLIs through the real broker, holding no model key', { time
       [TOKENS_SECRET, Object.fromEntries(tokens)],
       [MODEL_KEYS, Object.fromEntries(PROVIDERS.map((p) => [p.keyName, keys.get(p.route) as string]))],
     ]);
-    broker = await startBrokerPod({ topology, objects, secrets, caPem: ca.caPem, dir });
+    broker = await startBrokerPod({ topology, objects, secrets, caPem: ca.ca, dir });
     const { pod, configMaps } = renderedPod(objects, AGENT);
     volumes = new PodVolumes(join(dir, 'volumes'), pod, configMaps, secrets);
     workspace = volumes.hostPath('workspace');
@@ -281,6 +282,7 @@ describe('real agent CLIs through the real broker, holding no model key', { time
     await Promise.all([...apis.values()].map((api) => api.close()));
     closeCanary();
     topology?.remove();
+    ca?.cleanup();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

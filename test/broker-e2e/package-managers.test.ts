@@ -20,7 +20,7 @@ import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { egressProxyEnv } from '../../toolchain-server/src/policy/proxy-env.ts';
 import type { FakeApi } from '../backends/fake-model.ts';
 import { canEmulatePods, PodVolumes, renderedPod, runContainer } from '../backends/pod-emulation.ts';
-import { makeTestCa } from '../support/test-ca.ts';
+import { makeTestCa, type TestCa } from '../broker/tls-fixture.ts';
 import { type BrokerProcess, brokerMissing, eventually, startBrokerPod } from './broker-process.ts';
 import {
   cratesRegistry,
@@ -72,6 +72,7 @@ describe('real package managers through the real broker, by name', { timeout: 5 
   // Root (namespaces, mounts) is the one prerequisite a machine may genuinely lack; CI runs as root.
   const skip = canEmulatePods();
   let dir: string;
+  let ca: TestCa | undefined;
   let topology: BrokerTopology | undefined;
   let broker: BrokerProcess | undefined;
   let volumes: PodVolumes;
@@ -88,10 +89,11 @@ describe('real package managers through the real broker, by name', { timeout: 5 
     if (missing) throw new Error(missing);
     dir = mkdtempSync(join(tmpdir(), 'toolyard-broker-pm-'));
     topology = new BrokerTopology();
-    const ca = makeTestCa(join(dir, 'ca'));
-    caPem = ca.caPem;
+    const testCa = makeTestCa();
+    ca = testCa;
+    caPem = testCa.ca;
     const serve = async (names: readonly string[], files: ReadonlyMap<string, StaticFile>) =>
-      sites.set(names[0] as string, await startStaticSite(files, await topology!.site(ca, names)));
+      sites.set(names[0] as string, await startStaticSite(files, await topology!.site(testCa, names)));
     const crates = cratesRegistry(dir, 'crate-marker');
     const npm = npmRegistry(dir, 'https://registry.npmjs.org', 'npm-marker');
     const pypi = pypiRegistry(dir, 'pypi-marker');
@@ -158,6 +160,7 @@ describe('real package managers through the real broker, by name', { timeout: 5 
     await broker?.stop();
     await Promise.all([...sites.values()].map((site) => site.close()));
     topology?.remove();
+    ca?.cleanup();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

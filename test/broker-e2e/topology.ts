@@ -16,8 +16,8 @@
  */
 import type { Server } from 'node:net';
 import type { FakeApiListener } from '../backends/fake-model.ts';
+import type { TestCa } from '../broker/tls-fixture.ts';
 import { Namespaces } from '../support/netns.ts';
-import type { TestCa } from '../support/test-ca.ts';
 
 export const BROKER_AGENT_SIDE = '10.231.1.1';
 export const AGENT_POD_IP = '10.231.1.2';
@@ -57,7 +57,8 @@ export class BrokerTopology {
     this.sites.push({ names, address });
     this.namespaces.addAddress('upstream', `${address}/24`);
     const socket: Server = await this.namespaces.listen('upstream', address, 443);
-    return { socket, url: `https://${names[0]}`, tls: ca.issue(names), address };
+    const { key, cert } = ca.issue(names);
+    return { socket, url: `https://${names[0]}`, tls: { key, cert }, address };
   }
 
   /**
