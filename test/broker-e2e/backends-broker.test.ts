@@ -16,7 +16,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -29,6 +29,7 @@ import { renderAgent } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { requireBackendClis } from '../backends/backend-clis.ts';
 import { startFakeAnthropic } from '../backends/fake-anthropic.ts';
+import { type FakeGateway, startFakeGateway } from '../backends/fake-gateway.ts';
 import { startFakeGemini } from '../backends/fake-gemini.ts';
 import { type FakeApi, type FakeApiListener, ModelScript } from '../backends/fake-model.ts';
 import { startFakeOpenAi } from '../backends/fake-openai.ts';
@@ -52,6 +53,8 @@ const BROKER_SERVICE = `${AGENT}-broker.${NAMESPACE}.svc`;
 const _BROKER_PORT = 8480;
 const TOKENS_SECRET = `${AGENT}-broker-tokens`;
 const MODEL_KEYS = 'model-keys';
+const GATEWAY_HOST = 'mcp.tickets.example.com';
+const GATEWAY_SECRET = 'tickets-token';
 const CLI_TIMEOUT_MS = 120_000;
 /** The stand-in image: the host's system directories (read-only), which cannot hold a value made at test time. */
 const IMAGE_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -156,14 +159,25 @@ describe('real agent CLIs through the real broker, holding no model key', { time
   let volumes: PodVolumes;
   let workspace: string;
   let caFile: string;
+  let publicCaDir: string;
   let canaryUrl: string;
   const canaryRequests: string[] = [];
   let closeCanary: () => void = () => {};
   const keys = new Map(PROVIDERS.map((p) => [p.route, random(`real-${p.keyName}-key`)]));
   const tokens = new Map(PROVIDERS.map((p) => [p.backend, random(`broker-token-${p.backend}`)]));
   const apis = new Map<string, FakeApi>();
+  // An external gateway (gateways[].url) the broker reaches with its bearer token; each model calls its tool.
+  const gatewayToken = random('gateway-token');
+  const gatewayAnswer = random('gateway-answer');
+  let gateway: FakeGateway | undefined;
   const scripts = new Map(
-    PROVIDERS.map((p) => [p.backend, new ModelScript([], random(`answer-${p.backend}`))]),
+    PROVIDERS.map((p) => [
+      p.backend,
+      new ModelScript(
+        [{ tool: /tickets.*lookup_ticket$/, args: { id: 'T-1' }, expect: gatewayAnswer }],
+        random(`answer-${p.backend}`),
+      ),
+    ]),
   );
   const observations = new Map<string, Promise<Observation>>();
   const observing = new Map<string, () => Promise<Observation>>();
@@ -174,6 +188,7 @@ describe('real agent CLIs through the real broker, holding no model key', { time
   const forbidden = (provider: Provider): Record<string, string> =>
     Object.fromEntries([
       ...[...keys].map(([route, key]) => [`${route} key`, key]),
+      ['gateway token', gatewayToken],
       ...[...tokens]
         .filter(([backend]) => backend !== provider.backend)
         .map(([b, t]) => [`${b}'s broker token`, t]),
@@ -187,6 +202,10 @@ describe('real agent CLIs through the real broker, holding no model key', { time
     topology = new BrokerTopology();
     ca = makeTestCa();
     caFile = ca.caFile;
+    // The CA certificate alone, readable by the container's uid (the fixture's directory is private).
+    publicCaDir = join(dir, 'ca-public');
+    mkdirSync(publicCaDir);
+    writeFileSync(join(publicCaDir, 'ca.pem'), ca.ca);
 
     for (const provider of PROVIDERS) {
       const site = await topology.site(ca, [provider.host]);
@@ -255,10 +274,24 @@ describe('real agent CLIs through the real broker, holding no model key', { time
             settings: { privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } },
           },
         ],
+        gateways: [
+          {
+            name: 'tickets',
+            url: `https://${GATEWAY_HOST}/mcp`,
+            auth: { bearerTokenSecret: { name: GATEWAY_SECRET, key: 'token' } },
+          },
+        ],
       },
     };
     const objects = renderAgent(spec).objects;
+    gateway = await startFakeGateway({
+      token: gatewayToken,
+      toolName: 'lookup_ticket',
+      answer: gatewayAnswer,
+      listener: await topology.site(ca, [GATEWAY_HOST]),
+    });
     secrets = new Map([
+      [GATEWAY_SECRET, { token: gatewayToken }],
       [TOKENS_SECRET, Object.fromEntries(tokens)],
       [MODEL_KEYS, Object.fromEntries(PROVIDERS.map((p) => [p.keyName, keys.get(p.route) as string]))],
     ]);
@@ -281,6 +314,7 @@ describe('real agent CLIs through the real broker, holding no model key', { time
     await broker?.stop();
     await Promise.all([...apis.values()].map((api) => api.close()));
     closeCanary();
+    await gateway?.close();
     topology?.remove();
     ca?.cleanup();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -380,6 +414,9 @@ describe('real agent CLIs through the real broker, holding no model key', { time
       const context = `exit ${result.code}\nstdout: ${result.stdout.slice(-2000)}\nstderr: ${result.stderr.slice(-3000)}\nupstream: ${JSON.stringify(api.requests.slice(seen).map((r) => `${r.method} ${r.path} ${r.status}`))}\nbroker: ${broker!.output().slice(-3000)}`;
       assert.equal(result.code, 0, context);
       assert.match(result.stdout, new RegExp(script.finalText), context);
+      // The gateway's tool ran through the broker, which added the gateway's token.
+      assert.deepEqual(script.problems(), [], context);
+      assert.ok(gateway!.requests.length > 0 && gateway!.requests.every((r) => r.authorized), context);
 
       // Upstream: every request came through the broker with the real key, none with a broker token.
       const requests = api.requests.slice(seen);
@@ -420,22 +457,25 @@ describe('real agent CLIs through the real broker, holding no model key', { time
     });
   }
 
-  it('control: without the pinned managed settings, the planted apiKeyHelper runs and the planted base URL is followed', async () => {
+  /**
+   * Runs Claude Code with the rendered managed settings minus `drop`; returns the markers and canary hits.
+   * (Without `env`, claude -p 2.1.330 did not follow the planted `env.ANTHROPIC_BASE_URL` either within 15 s:
+   * that pin is kept as defense in depth, with no control here.)
+   */
+  const claudeWithout = async (drop: string, timeoutMs: number) => {
     const provider = PROVIDERS[0] as Provider;
-    // Through `..data`, as a ConfigMap update lands: the rendered file without toolyard's two model pins.
+    // Through `..data`, as a ConfigMap update lands.
     const file = join(volumes.hostPath('claude-mcp'), '..data', 'managed-settings.json');
     const original = readFileSync(file, 'utf8');
-    const rendered = JSON.parse(original) as Record<string, unknown>;
-    assert.equal(rendered['apiKeyHelper'], CLAUDE_API_KEY_HELPER);
-    assert.ok((rendered['env'] as Record<string, string>)['ANTHROPIC_BASE_URL']?.endsWith('/model-claude'));
-    const { apiKeyHelper: _helper, env: _env, ...unpinned } = rendered;
+    const { [drop]: _dropped, ...unpinned } = JSON.parse(original) as Record<string, unknown>;
     writeFileSync(file, JSON.stringify(unpinned));
     const canaryBefore = canaryRequests.length;
+    (scripts.get(provider.backend) as ModelScript).restart([]);
     try {
       await runContainer(volumes, provider.backend, {
         ...containerOptions(provider),
         argv: provider.argv,
-        timeoutMs: 15_000,
+        timeoutMs,
       });
     } finally {
       writeFileSync(file, original);
@@ -443,8 +483,16 @@ describe('real agent CLIs through the real broker, holding no model key', { time
     }
     const ran = markers(workspace);
     for (const name of ran) rmSync(join(workspace, name));
+    return { ran, canary: canaryRequests.slice(canaryBefore) };
+  };
+
+  it('control: without the rendered apiKeyHelper pin, Claude Code runs the planted helper', async () => {
+    const rendered = JSON.parse(
+      readFileSync(join(volumes.hostPath('claude-mcp'), '..data', 'managed-settings.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    assert.equal(rendered['apiKeyHelper'], CLAUDE_API_KEY_HELPER);
+    const { ran } = await claudeWithout('apiKeyHelper', CLI_TIMEOUT_MS);
     assert.ok(ran.includes('.planted-claude-api-key-helper'), `the planted helper did not run: ${ran}`);
-    assert.ok(canaryRequests.length > canaryBefore, 'the planted base URL was not followed');
   });
 
   it('a direct connection from the agent namespace to an upstream address fails; the broker namespace reaches it', async () => {
@@ -460,7 +508,7 @@ describe('real agent CLIs through the real broker, holding no model key', { time
     const provider = PROVIDERS[0] as Provider;
     const fromAgent = await runContainer(volumes, provider.backend, {
       ...containerOptions(provider),
-      imageMounts: { ...imageMounts, '/opt/toolyard-ca': dirname(caFile) },
+      imageMounts: { ...imageMounts, '/opt/toolyard-ca': publicCaDir },
       argv: [
         'node',
         '/opt/toolyard-test/connect-probe.ts',
