@@ -4,8 +4,11 @@
  * JSON; no key or token appears in any response, error or log line.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { BROKER_AUDIT_FIELDS } from '../../toolchain-server/broker/audit.ts';
 import { rawExchange, startBroker, startUpstream, type TestBroker, type Upstream } from './helpers.ts';
 import { makeTestCa, type TestCa } from './tls-fixture.ts';
 
@@ -164,6 +167,14 @@ describe('broker routes', () => {
     );
     await new Promise((r) => setTimeout(r, 20));
     const audit = broker.audits().at(-1)!;
+    assert.deepEqual(Object.keys(audit), Object.keys(BROKER_AUDIT_FIELDS), 'every field, in table order');
+    assert.equal(audit.agent, 'reviewer');
+    assert.equal(audit.kind, 'route');
+    assert.equal(audit.target, upstream.origin);
+    assert.equal(audit.rule, 'route:anthropic');
+    assert.equal(audit.method, 'POST');
+    assert.equal(audit.code, null);
+    assert.ok(typeof audit.durationMs === 'number' && audit.durationMs >= 0);
     assert.equal(audit.caller, 'claude');
     assert.equal(audit.route, 'anthropic');
     assert.equal(audit.decision, 'allowed');
@@ -253,6 +264,11 @@ describe('broker routes', () => {
     ['an encoded dot', 'GET /anthropic/%2e%2e/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
     ['an encoded slash', 'GET /anthropic/a%2Fb HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
     ['a dot-dot segment', 'GET /anthropic/../gemini/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
+    [
+      'a dot-dot segment with a path parameter',
+      'GET /anthropic/..;x/admin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+      400,
+    ],
     ['a duplicate Host', 'GET /anthropic/x HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n', 400],
     [
       'Content-Length with Transfer-Encoding',
@@ -280,6 +296,18 @@ describe('broker routes', () => {
       403,
     ],
     ['a Host with an invalid port', 'GET /anthropic/x HTTP/1.1\r\nHost: localhost:99999999\r\n\r\n', 403],
+    [
+      'headers over limits.maxHeaderBytes',
+      `GET /anthropic/x HTTP/1.1\r\nHost: 127.0.0.1\r\nx-pad: ${'a'.repeat(40 * 1024)}\r\n\r\n`,
+      431,
+    ],
+    ['an asterisk target', 'OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
+    ['a backslash in the path', 'GET /anthropic/..\\gemini/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
+    [
+      'Transfer-Encoding other than chunked',
+      'POST /anthropic/x HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n',
+      400,
+    ],
   ];
   for (const [name, bytes, status] of raw) {
     it(`refuses ${name} with ${status} and never reaches the upstream`, async () => {
@@ -323,6 +351,78 @@ describe('broker routes', () => {
     }
   });
 
+  it('refuses an upstream whose certificate, from a trusted CA, names another host', async () => {
+    const other = ca.issue(['other.example']);
+    const wrong = await startUpstream({ ...ca, cert: other.cert, key: other.key }, (_q, s) => s.end('wrong'));
+    const b = await startBroker(
+      {
+        extraCaFile: ca.caFile,
+        routes: [
+          { name: 'anthropic', kind: 'model', upstream: wrong.origin, credential: { header: 'x-api-key' } },
+        ],
+        callers: [{ name: 'claude', routes: ['anthropic'] }],
+      },
+      { tokens: { claude: CLAUDE_TOKEN }, keys: { anthropic: ANTHROPIC_KEY } },
+    );
+    try {
+      const response = await fetch(`${b.url}/anthropic/v1/messages`, {
+        headers: { 'x-api-key': CLAUDE_TOKEN },
+      });
+      const text = await response.text();
+      assert.equal(response.status, 502);
+      assert.match(text, /ERR_TLS_CERT_ALTNAME_INVALID/);
+      assertNoSecret(text, 'the error body');
+    } finally {
+      await b.close();
+      await wrong.close();
+    }
+  });
+
+  it('forwards to a plain-HTTP upstream only when the route says insecureHttp', async () => {
+    const { createServer } = await import('node:http');
+    let seenKey: string | undefined;
+    const paths: string[] = [];
+    const plain = createServer((q, s) => {
+      seenKey = q.headers['x-api-key'] as string;
+      paths.push(q.url ?? '');
+      s.end('plain ok');
+    });
+    await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
+    const port = (plain.address() as { port: number }).port;
+    const b = await startBroker(
+      {
+        routes: [
+          {
+            name: 'double',
+            kind: 'gateway',
+            upstream: `http://127.0.0.1:${port}/mcp`,
+            insecureHttp: true,
+            credential: { header: 'x-api-key' },
+          },
+        ],
+        callers: [{ name: 'claude', routes: ['double'] }],
+      },
+      { tokens: { claude: CLAUDE_TOKEN }, keys: { double: ANTHROPIC_KEY } },
+    );
+    try {
+      const response = await fetch(`${b.url}/double`, {
+        headers: { authorization: `Bearer ${CLAUDE_TOKEN}` },
+      });
+      assert.equal(response.status, 200);
+      assert.equal(await response.text(), 'plain ok');
+      assert.equal(seenKey, ANTHROPIC_KEY);
+      await (
+        await fetch(`${b.url}/double/sessions/1?x=1`, {
+          headers: { authorization: `Bearer ${CLAUDE_TOKEN}` },
+        })
+      ).text();
+      assert.deepEqual(paths, ['/mcp', '/mcp/sessions/1?x=1']);
+    } finally {
+      await b.close();
+      plain.close();
+    }
+  });
+
   it('writes no secret to any log line, and counts requests in /metrics', async () => {
     assertNoSecret(JSON.stringify(broker.lines), 'the log');
     const metrics = await (await fetch(`http://127.0.0.1:${broker.healthPort}/metrics`)).text();
@@ -351,5 +451,102 @@ describe('broker routes', () => {
     assert.equal(health.status, 200);
     const ready = await fetch(`http://127.0.0.1:${broker.healthPort}/readyz`);
     assert.equal(ready.status, 200);
+  });
+});
+
+describe('broker routes: secrets reload and limits', () => {
+  let ca: TestCa;
+  let upstream: Upstream;
+  const keys: string[] = [];
+  let hold: (() => void)[] = [];
+
+  before(async () => {
+    ca = makeTestCa(['localhost']);
+    upstream = await startUpstream(ca, (request, response) => {
+      keys.push(String(request.headers.authorization));
+      if (request.url === '/hold') {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.write('data: {}\n\n');
+        hold.push(() => response.end());
+        return;
+      }
+      response.end('ok');
+    });
+  });
+  after(async () => {
+    for (const release of hold) release();
+    await upstream?.close();
+    ca?.cleanup();
+  });
+
+  it('uses the new key after reloadSecrets, and keeps the old secrets when a file is bad', async () => {
+    const broker = await startBroker(
+      {
+        extraCaFile: ca.caFile,
+        routes: [
+          {
+            name: 'openai',
+            kind: 'model',
+            upstream: upstream.origin,
+            credential: { header: 'authorization', prefix: 'Bearer ' },
+          },
+        ],
+        callers: [{ name: 'codex', routes: ['openai'] }],
+      },
+      { tokens: { codex: 'tok-codex-00000000' }, keys: { openai: 'sk-old' } },
+    );
+    try {
+      const call = async () => {
+        const response = await fetch(`${broker.url}/openai/v1/responses`, {
+          headers: { authorization: 'Bearer tok-codex-00000000' },
+        });
+        await response.text();
+        return response.status;
+      };
+      assert.equal(await call(), 200);
+      assert.equal(keys.at(-1), 'Bearer sk-old');
+      writeFileSync(join(broker.dir, 'key-openai'), 'sk-new\n');
+      broker.broker.reloadSecrets();
+      assert.equal(await call(), 200);
+      assert.equal(keys.at(-1), 'Bearer sk-new');
+      writeFileSync(join(broker.dir, 'key-openai'), '\n');
+      assert.throws(() => broker.broker.reloadSecrets(), /\/routes\/0\/credential\/file .* is empty/);
+      assert.equal(await call(), 200);
+      assert.equal(keys.at(-1), 'Bearer sk-new');
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it('refuses a caller beyond limits.maxConnectionsPerCaller with 429 while its stream is open', async () => {
+    const broker = await startBroker(
+      {
+        extraCaFile: ca.caFile,
+        limits: { maxConnectionsPerCaller: 1 },
+        routes: [{ name: 'openai', kind: 'model', upstream: upstream.origin }],
+        callers: [{ name: 'codex', routes: ['openai'] }],
+      },
+      { tokens: { codex: 'tok-codex-00000000' } },
+    );
+    try {
+      const headers = { authorization: 'Bearer tok-codex-00000000' };
+      const open = await fetch(`${broker.url}/openai/hold`, { headers });
+      assert.equal(open.status, 200);
+      const second = await fetch(`${broker.url}/openai/other`, { headers });
+      assert.equal(second.status, 429);
+      assert.equal(
+        ((await second.json()) as { error: { code: string } }).error.code,
+        'TOOLYARD_BROKER_TOO_MANY_CONNECTIONS',
+      );
+      for (const release of hold) release();
+      hold = [];
+      await open.text();
+      await new Promise((r) => setTimeout(r, 20));
+      const third = await fetch(`${broker.url}/openai/other`, { headers });
+      assert.equal(third.status, 200);
+      await third.text();
+    } finally {
+      await broker.close();
+    }
   });
 });

@@ -18,6 +18,7 @@ import {
 } from './context.ts';
 import { BrokerError } from './errors.ts';
 import { checkFraming } from './request-checks.ts';
+import { tunnel } from './tunnel.ts';
 
 const NAME = /^(?:[a-z0-9_](?:[-a-z0-9_]*[a-z0-9])?\.)*[a-z](?:[-a-z0-9]*[a-z0-9])?$/;
 
@@ -308,48 +309,5 @@ async function open(
     });
     return;
   }
-  tunnel(ctx, socket, upstream, head, caller, started, outcome);
-}
-
-function tunnel(
-  ctx: BrokerContext,
-  socket: Socket,
-  upstream: Socket,
-  head: Buffer,
-  caller: string,
-  started: number,
-  outcome: Outcome,
-): void {
-  let bytesIn = head.length;
-  let bytesOut = 0;
-  let closed = 0;
-  let reason: string | null = null;
-  const idle = ctx.config.limits.idleTimeoutMs;
-  // Either side ending ends the other once its queued bytes are written; the line is written when both closed.
-  const onClose = (other: Socket) => () => {
-    other.end();
-    if (++closed < 2) return;
-    release(ctx, caller, 'connect');
-    finish(ctx, started, { ...outcome, decision: 'allowed', status: 200, bytesIn, bytesOut, reason });
-  };
-  const abort = (why: string) => {
-    reason ??= why;
-    socket.destroy();
-    upstream.destroy();
-  };
-  socket.on('data', (chunk: Buffer) => {
-    bytesIn += chunk.length;
-  });
-  upstream.on('data', (chunk: Buffer) => {
-    bytesOut += chunk.length;
-  });
-  socket.setTimeout(idle, () => abort(`idle for ${idle} ms`));
-  upstream.setTimeout(idle, () => abort(`idle for ${idle} ms`));
-  socket.on('close', onClose(upstream));
-  upstream.on('close', onClose(socket));
-  upstream.on('error', () => abort('the upstream connection failed'));
-  socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-  if (head.length) upstream.write(head);
-  socket.pipe(upstream);
-  upstream.pipe(socket);
+  tunnel(ctx, socket, upstream, head, caller, started, outcome, host, port);
 }

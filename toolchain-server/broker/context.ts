@@ -4,6 +4,7 @@
  */
 import type { Agent as HttpAgent } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
+import type { Socket } from 'node:net';
 import type { LogSink } from '../kit/audit-sink.ts';
 import type { TokenSet } from '../kit/token-file.ts';
 import type { Cidr } from './addresses.ts';
@@ -35,6 +36,8 @@ export interface BrokerContext {
   readonly httpAgent: HttpAgent;
   /** Open proxied requests and tunnels per caller. */
   readonly open: Map<string, number>;
+  /** Client sockets of CONNECT requests (Node no longer tracks them once they are handed over). */
+  readonly tunnels: Set<Socket>;
   readonly now: () => number;
 }
 

@@ -42,6 +42,11 @@ export const BROKER_ERRORS = {
     meaning:
       'The name resolved to an address in deniedCidrs (loopback, private, link-local, cluster ranges…); refused even when the name is listed.',
   },
+  TOOLYARD_BROKER_NAME_MISMATCH: {
+    status: 403,
+    meaning:
+      "A tunnel's first bytes name another site than its CONNECT host (TLS SNI, or an HTTP Host), or a TLS ClientHello names none: the tunnel is closed before any byte goes upstream (domain fronting).",
+  },
   TOOLYARD_BROKER_TOO_MANY_CONNECTIONS: {
     status: 429,
     meaning: 'The caller has limits.maxConnectionsPerCaller connections open already.',

@@ -100,6 +100,15 @@ export async function main(argv: readonly string[]): Promise<void> {
     fail(`cannot listen: ${(error as Error).message}`, 1);
   }
   log({ event: 'listening', port, healthPort });
+  if (
+    config.listen.allowedHosts.length === 0 &&
+    !['127.0.0.1', '::1', 'localhost'].includes(config.listen.host)
+  )
+    log({
+      event: 'warning',
+      message:
+        'listen.allowedHosts is empty: requests naming the broker by its Service name get 403 TOOLYARD_BROKER_HOST_HEADER; list the Service names there',
+    });
   log({
     event: 'broker-config',
     agent: config.agent,
@@ -126,13 +135,8 @@ export async function main(argv: readonly string[]): Promise<void> {
     if (stopping) process.exit(1);
     stopping = true;
     log({ event: 'shutdown', signal });
-    const timer = setTimeout(() => {
-      log({ event: 'stopped', forced: true });
-      process.exit(0);
-    }, graceSeconds * 1000);
-    timer.unref();
-    await broker.close();
-    log({ event: 'stopped', forced: false });
+    await broker.close(graceSeconds * 1000);
+    log({ event: 'stopped' });
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

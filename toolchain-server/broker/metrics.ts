@@ -5,37 +5,57 @@
 import { CounterMap, GaugeMap, HistogramMap, Registry } from '../kit/metrics.ts';
 import type { TokenUsage } from './usage.ts';
 
+/** Every metric: its type, labels and meaning. docs/broker.md lists exactly these; a test compares them. */
 export const BROKER_METRICS = {
-  toolyard_broker_requests_total:
-    'Requests and tunnels by caller, kind, target, decision and status (counter).',
-  toolyard_broker_bytes_total:
-    'Bytes by caller, kind, target and direction (in: from the caller; out: to it) (counter).',
-  toolyard_broker_request_duration_seconds:
-    'Duration of requests and tunnels by caller, kind and target (histogram).',
-  toolyard_broker_open_connections: 'Open proxied requests and tunnels by caller and kind (gauge).',
-  toolyard_broker_tokens_total:
-    'Provider-reported tokens by caller, route and type (input, output, cache_read, cache_write) (counter).',
+  toolyard_broker_requests_total: {
+    type: 'counter',
+    labels: ['caller', 'kind', 'target', 'decision', 'status'],
+    help: 'Requests and tunnels by caller, kind (route, connect), target (route name or egress rule), decision and status.',
+  },
+  toolyard_broker_bytes_total: {
+    type: 'counter',
+    labels: ['caller', 'kind', 'target', 'direction'],
+    help: 'Bytes by caller, kind, target and direction (in: from the caller; out: to it).',
+  },
+  toolyard_broker_request_duration_seconds: {
+    type: 'histogram',
+    labels: ['caller', 'kind', 'target'],
+    help: 'Duration of requests and tunnels, to the last byte.',
+  },
+  toolyard_broker_open_connections: {
+    type: 'gauge',
+    labels: ['caller', 'kind'],
+    help: 'Proxied requests and tunnels open now.',
+  },
+  toolyard_broker_tokens_total: {
+    type: 'counter',
+    labels: ['caller', 'route', 'type'],
+    help: 'Provider-reported tokens by caller, route and type (input, output, cache_read, cache_write).',
+  },
 } as const;
+
+type MetricName = keyof typeof BROKER_METRICS;
+const help = (name: MetricName) => BROKER_METRICS[name].help;
 
 export class BrokerMetrics {
   readonly registry = new Registry();
   readonly requests = this.registry.register(
-    new CounterMap(
-      'toolyard_broker_requests_total',
-      'Requests and tunnels by caller, kind, target, decision and status.',
-    ),
+    new CounterMap('toolyard_broker_requests_total', help('toolyard_broker_requests_total')),
   );
   readonly bytes = this.registry.register(
-    new CounterMap('toolyard_broker_bytes_total', 'Bytes by caller, kind, target and direction.'),
+    new CounterMap('toolyard_broker_bytes_total', help('toolyard_broker_bytes_total')),
   );
   readonly duration = this.registry.register(
-    new HistogramMap('toolyard_broker_request_duration_seconds', 'Duration of requests and tunnels.'),
+    new HistogramMap(
+      'toolyard_broker_request_duration_seconds',
+      help('toolyard_broker_request_duration_seconds'),
+    ),
   );
   readonly open = this.registry.register(
-    new GaugeMap('toolyard_broker_open_connections', 'Open proxied requests and tunnels.'),
+    new GaugeMap('toolyard_broker_open_connections', help('toolyard_broker_open_connections')),
   );
   readonly tokens = this.registry.register(
-    new CounterMap('toolyard_broker_tokens_total', 'Provider-reported tokens by caller, route and type.'),
+    new CounterMap('toolyard_broker_tokens_total', help('toolyard_broker_tokens_total')),
   );
 
   record(entry: {

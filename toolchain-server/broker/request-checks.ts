@@ -15,6 +15,13 @@ function countHeader(raw: readonly string[], name: string): number {
 
 /** Refuses ambiguous framing and Host headers (any request, CONNECT included). */
 export function checkFraming(request: IncomingMessage): void {
+  // Node's parser reads "HTTP/2.0" (or any major version) in an HTTP/1 request line; only 1.x is served.
+  if (request.httpVersionMajor !== 1)
+    throw new BrokerError(
+      'TOOLYARD_BROKER_BAD_REQUEST',
+      `HTTP/${request.httpVersion} in the request line: only HTTP/1.x is served`,
+      505,
+    );
   const raw = request.rawHeaders;
   if (countHeader(raw, 'host') > 1)
     throw new BrokerError('TOOLYARD_BROKER_BAD_REQUEST', 'more than one Host header');
@@ -65,7 +72,8 @@ export function splitTarget(url: string | undefined): { segments: string[]; quer
   if (/[\u0000-\u001f\u007f#]/.test(path))
     throw new BrokerError('TOOLYARD_BROKER_BAD_REQUEST', 'the path holds a control character or "#"');
   const segments = path.slice(1).split('/');
-  if (segments.some((s) => s === '.' || s === '..'))
+  // `..;x` is `..` to servers that strip path parameters (Tomcat, Spring): refused like `..` itself.
+  if (segments.some((s) => /^\.{1,2}(;.*)?$/.test(s)))
     throw new BrokerError('TOOLYARD_BROKER_BAD_REQUEST', 'the path holds a "." or ".." segment');
   return { segments, query };
 }

@@ -4,124 +4,13 @@
  * route's real one set. The response streams back chunk by chunk (SSE included): nothing is buffered, and
  * token usage is read from the chunks as they pass.
  */
-import {
-  request as httpRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { acquire, type BrokerContext, finish, type Outcome, release } from './context.ts';
 import { BrokerError } from './errors.ts';
+import { forwardedHeaders, presentedTokens, responseHeaders, splitKeyParam } from './headers.ts';
 import { checkFraming, checkHost, splitTarget } from './request-checks.ts';
 import { UsageParser } from './usage.ts';
-
-/** Where CLIs put their API key; each is read as a broker token and every one is dropped before forwarding. */
-export const CALLER_CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'x-goog-api-key', 'api-key'] as const;
-
-/** Never forwarded upstream, whatever their casing: credentials, cookies, hop-by-hop and forwarding headers. */
-const DROPPED_REQUEST_HEADERS = new Set([
-  ...CALLER_CREDENTIAL_HEADERS,
-  'proxy-authorization',
-  'cookie',
-  'host',
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'http2-settings',
-  'forwarded',
-  'via',
-  'x-real-ip',
-]);
-
-const DROPPED_RESPONSE_HEADERS = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'transfer-encoding',
-  'trailer',
-  'upgrade',
-  'set-cookie',
-]);
-
-function bearer(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const match = /^bearer\s+(\S+)\s*$/i.exec(value);
-  return match ? match[1] : value.trim() || undefined;
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    return text;
-  }
-}
-
-/** The raw query without any `key` parameter (Gemini's API key), other parameters kept byte for byte. */
-export function splitKeyParam(query: string): { keys: string[]; rest: string } {
-  if (!query) return { keys: [], rest: '' };
-  const keys: string[] = [];
-  const kept: string[] = [];
-  for (const part of query.split('&')) {
-    const eq = part.indexOf('=');
-    const name = safeDecode(eq >= 0 ? part.slice(0, eq) : part)
-      .trim()
-      .toLowerCase();
-    if (name === 'key') keys.push(safeDecode(eq >= 0 ? part.slice(eq + 1) : ''));
-    else kept.push(part);
-  }
-  return { keys, rest: kept.join('&') };
-}
-
-/** Every token the request presents, from each credential header and `key` parameter. */
-function presentedTokens(headers: IncomingHttpHeaders, keys: readonly string[]): string[] {
-  const tokens: string[] = [];
-  for (const name of CALLER_CREDENTIAL_HEADERS) {
-    const value = headers[name];
-    const text = Array.isArray(value) ? value.join(',') : value;
-    const token = name === 'authorization' ? bearer(text) : text?.trim();
-    if (token) tokens.push(token);
-  }
-  for (const key of keys) if (key) tokens.push(key);
-  return tokens;
-}
-
-function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
-  const connectionListed = new Set(
-    String(headers.connection ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean),
-  );
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    if (DROPPED_REQUEST_HEADERS.has(name) || connectionListed.has(name) || name.startsWith('x-forwarded-'))
-      continue;
-    out[name] = value;
-  }
-  return out;
-}
-
-function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
-  const connectionListed = new Set(
-    String(headers.connection ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase()),
-  );
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name) || connectionListed.has(name)) continue;
-    out[name] = value;
-  }
-  return out;
-}
 
 /** Sends a coded JSON error; refusals of malformed requests also close the connection. */
 export function sendError(response: ServerResponse, error: BrokerError): void {
@@ -189,6 +78,13 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
   try {
     checkFraming(request);
     checkHost(request, ctx.hostnames);
+    // An upstream that answers TRACE echoes the request it received, the route's credential included.
+    if (request.method === 'TRACE')
+      throw new BrokerError(
+        'TOOLYARD_BROKER_BAD_REQUEST',
+        'TRACE is not proxied (it would echo the credential)',
+        405,
+      );
     if (request.headers.upgrade !== undefined || request.headers['http2-settings'] !== undefined)
       throw new BrokerError('TOOLYARD_BROKER_UPGRADE_REFUSED', 'Upgrade and h2c requests are not proxied');
     const target = splitTarget(request.url);
@@ -249,7 +145,8 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
 
   const upstream = new URL(routeConfig.upstream);
   const basePath = upstream.pathname.replace(/\/+$/, '');
-  const path = `${basePath}/${rest.join('/')}` || '/';
+  // `/<route>` is the upstream's base path itself (`https://gw.example/mcp`), `/<route>/x` is under it.
+  const path = rest.length === 0 ? basePath || '/' : `${basePath}/${rest.join('/')}`;
   outcome.target = upstream.origin;
   outcome.rule = `route:${route}`;
   outcome.path = path;

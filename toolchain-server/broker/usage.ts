@@ -84,7 +84,7 @@ export class UsageParser {
 
   /** Feeds a chunk of the response body as it was sent (possibly compressed). */
   push(chunk: Buffer): void {
-    if (this.mode === 'off') return;
+    if (this.mode === 'off' || (this.mode === 'json' && !this.json)) return;
     if (this.inflate) this.inflate.write(chunk);
     else this.take(chunk);
   }
