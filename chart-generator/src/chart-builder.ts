@@ -4,7 +4,7 @@
  * and collects the values tree. Pod specs and containers are lifted in `pod-template.ts`.
  */
 import { CONFIG_HASH_ANNOTATION as CONFIG_HASH } from '../../constructs/src/agent-workload.ts';
-import { LABEL, MANAGED_BY, PART_OF } from '../../constructs/src/names.ts';
+import { BROKER_COMPONENT, LABEL, MANAGED_BY, PART_OF } from '../../constructs/src/names.ts';
 import { type AgentPlan, type PlannedDeployedGateway, podToolchains } from '../../constructs/src/plan.ts';
 import type { KubeObject, RenderResult } from '../../constructs/src/render.ts';
 import { type ComponentValues, componentNodes, componentValues } from './component-values.ts';
@@ -151,6 +151,15 @@ export class ChartBuilder {
           sidecars.length > 0 ? `; toolchain sidecars ${sidecars.map((t) => t.name).join(', ')}` : ''
         }.`,
         false,
+      );
+    } else if (component === BROKER_COMPONENT && this.plan.broker.enabled) {
+      const broker = this.plan.broker;
+      values = componentValues(
+        ['broker'],
+        `The broker (Deployment ${broker.objectName}): the agent's only pod with internet egress, holding the model keys and gateway tokens; routes ${
+          broker.routes.map((r) => r.name).join(', ') || 'none'
+        }; callers ${broker.callers.map((c) => c.name).join(', ')} (tokens in Secret ${broker.tokensSecret}).`,
+        true,
       );
     } else if (this.toolchainOf(component)) {
       const toolchain = this.toolchainOf(component)!;
@@ -462,14 +471,19 @@ export class ChartBuilder {
 
   componentGroups(): {
     agent: ValueNode | undefined;
+    broker: ValueNode | undefined;
     toolchains: ValueNode | undefined;
     gateways: ValueNode | undefined;
   } {
     const agent = this.components.get('agent');
+    const broker = this.plan.broker.enabled ? this.components.get(BROKER_COMPONENT) : undefined;
     const toolchains = [...this.components.entries()].filter(([c]) => this.toolchainOf(c));
-    const gateways = [...this.components.entries()].filter(([c]) => c !== 'agent' && !this.toolchainOf(c));
+    const gateways = [...this.components.entries()].filter(
+      ([c, values]) => c !== 'agent' && !this.toolchainOf(c) && values !== broker,
+    );
     return {
       agent: agent ? group('agent', agent.description, componentNodes(agent)) : undefined,
+      broker: broker ? group('broker', broker.description, componentNodes(broker)) : undefined,
       toolchains:
         toolchains.length > 0
           ? group(

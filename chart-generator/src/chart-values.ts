@@ -101,8 +101,9 @@ export function chartValueNodes(input: ChartValuesInput): ValueNode[] {
       ]),
     );
   }
-  const { agent, toolchains, gateways } = builder.componentGroups();
+  const { agent, broker, toolchains, gateways } = builder.componentGroups();
   if (agent) nodes.push(agent);
+  if (broker) nodes.push(broker);
   if (toolchains) nodes.push(toolchains);
   if (gateways) nodes.push(gateways);
   if (input.tests) nodes.push(input.tests);

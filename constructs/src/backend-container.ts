@@ -41,10 +41,11 @@ export function backendBaseEnv(plan: AgentPlan, config: BackendClientConfig): Re
 
 /**
  * Hosts a container reaches directly, not through the broker's CONNECT proxy: loopback (its pod's sidecars),
- * the broker itself (its routes) and the agent's other Services.
+ * the broker itself (its routes) and the cluster's Services (which its NetworkPolicy allows or not).
  */
 export function noProxyHosts(plan: AgentPlan): string[] {
-  return ['localhost', '127.0.0.1', '::1', plan.broker.host, `.${plan.namespace}.svc`];
+  // Cluster suffixes, not the namespace: a chart installs the same objects in any namespace.
+  return ['localhost', '127.0.0.1', '::1', plan.broker.host, '.svc', '.cluster.local'];
 }
 
 /**

@@ -2,10 +2,15 @@
  * What was generated and why, as data: per pod its containers, effective egress and mounted credentials,
  * and per ServiceAccount what it can do. The CLI prints it; the site renders it as tables.
  */
-import { PATHS, TOKEN_FILE_NAME } from './defaults.ts';
+import { BROKER_CONTAINER } from './broker.ts';
+import { BROKER_TOKEN_DIR, BROKER_TOKEN_ENV, PATHS, TOKEN_FILE_NAME } from './defaults.ts';
 import {
   agentPodEgress,
+  brokerPodEgress,
+  type ContainerEgress,
+  containerEgress,
   describeDestination,
+  describeHost,
   describePorts,
   gatewayPodEgress,
   type PodEgress,
@@ -22,7 +27,7 @@ import { type PolicyRule, rulesFor } from './rbac-presets.ts';
 
 export interface ContainerReport {
   readonly name: string;
-  readonly role: 'backend' | 'toolchain' | 'gateway' | 'init';
+  readonly role: 'backend' | 'toolchain' | 'gateway' | 'init' | 'broker';
   readonly image: string;
   readonly listens: string;
   /** Credentials this container can read: Secret references and API tokens. */
@@ -31,8 +36,8 @@ export interface ContainerReport {
 
 export interface PodReport {
   readonly pod: string;
-  /** What the pod is for: the agent's, a toolchain's own (`placement: pod`), or a gateway's. */
-  readonly role: 'agent' | 'toolchain' | 'gateway';
+  /** What the pod is for: the agent's, a toolchain's own (`placement: pod`), a gateway's, or the broker's. */
+  readonly role: 'agent' | 'toolchain' | 'gateway' | 'broker';
   readonly kind: 'Deployment' | 'StatefulSet';
   readonly serviceAccount: string;
   readonly containers: readonly ContainerReport[];
@@ -49,11 +54,51 @@ export interface ServiceAccountReport {
   }[];
 }
 
+/** The broker: what it holds, and what each container may reach through it, by name. */
+export interface BrokerReport {
+  /** `http://<broker Service>:<port>`. */
+  readonly url: string;
+  /** The credentials only the broker holds, one per route (`secret <name>/<key> for route <route> → <upstream>`). */
+  readonly credentials: readonly string[];
+  /** Per container: its routes and its hosts (or any public host, `open`). */
+  readonly egress: readonly ContainerEgress[];
+  readonly tokensSecret: string;
+  /** The command that creates the callers' tokens Secret, one random key per caller. */
+  readonly createTokensCommand: string;
+}
+
 export interface ExplainReport {
   readonly agent: string;
   readonly namespace: string;
   readonly pods: readonly PodReport[];
   readonly serviceAccounts: readonly ServiceAccountReport[];
+  /** Present with the broker on. */
+  readonly broker?: BrokerReport;
+}
+
+/** `kubectl create secret generic <tokensSecret> -n <ns> --from-literal=<caller>=$(openssl rand -hex 32) …`. */
+export function createTokensCommand(plan: AgentPlan): string {
+  const literals = plan.broker.callers.map((c) => `--from-literal=${c.name}=$(openssl rand -hex 32)`);
+  return [`kubectl create secret generic ${plan.broker.tokensSecret} -n ${plan.namespace}`, ...literals].join(
+    ' ',
+  );
+}
+
+function brokerReport(plan: AgentPlan): BrokerReport | undefined {
+  if (!plan.broker.enabled) return undefined;
+  return {
+    url: plan.broker.url,
+    credentials: plan.broker.routes.flatMap((r) =>
+      r.credential
+        ? [
+            `secret ${r.credential.secret.name}/${r.credential.secret.key} for route ${r.name} → ${r.upstream}`,
+          ]
+        : [],
+    ),
+    egress: containerEgress(plan),
+    tokensSecret: plan.broker.tokensSecret,
+    createTokensCommand: createTokensCommand(plan),
+  };
 }
 
 export function explainAgent(plan: AgentPlan): ExplainReport {
@@ -69,12 +114,23 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
           ]
         : [],
     ),
+    // A gateway behind a broker route: the broker holds its token.
     ...plan.gateways.flatMap((g) =>
-      g.auth
+      g.auth && !g.route
         ? [`secret ${g.auth.secret.name}/${g.auth.secret.key} as ${g.auth.backendEnv} (gateway "${g.name}")`]
         : [],
     ),
   ];
+  const brokerToken = (b: AgentPlan['backends'][number]) => {
+    if (!plan.broker.enabled)
+      return b.model?.keyEnv
+        ? [
+            `secret ${b.model.apiKeySecret.name}/${b.model.apiKeySecret.key} as ${b.model.keyEnv} (provider key)`,
+          ]
+        : [];
+    const vars = [BROKER_TOKEN_ENV, ...(b.model?.keyEnv ? [b.model.keyEnv] : [])].join(', ');
+    return [`secret ${plan.broker.tokensSecret}/${b.name} as ${vars} (its broker token, not a provider key)`];
+  };
   const tokenFileNote = (secret: { name: string; key: string }) =>
     `secret ${secret.name}/${secret.key} as file ${PATHS.authDir}/${TOKEN_FILE_NAME} (read-only, 0440)`;
   const agentContainers: ContainerReport[] = [
@@ -84,12 +140,13 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
       image: b.image.reference,
       listens: `pod IP :${b.port}`,
       credentials: [
+        ...brokerToken(b),
         ...b.secretEnv.map((s) => `secret ${s.secretName}/${s.key} as ${s.env}`),
         ...serverTokens,
         ...tokenNote,
       ],
     })),
-    ...sidecarToolchains(plan).map((t) => toolchainContainer(t, tokenFileNote)),
+    ...sidecarToolchains(plan).map((t) => toolchainContainer(plan, t, tokenFileNote)),
   ];
   const installer: ContainerReport = {
     name: 'toolyard-install',
@@ -113,7 +170,7 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
       role: 'toolchain' as const,
       kind: 'Deployment' as const,
       serviceAccount: t.pod.objectName,
-      containers: [toolchainContainer(t, tokenFileNote), ...(t.injectServer ? [installer] : [])],
+      containers: [toolchainContainer(plan, t, tokenFileNote), ...(t.injectServer ? [installer] : [])],
       egress: toolchainPodEgress(plan, t),
     })),
     ...deployedGateways(plan).map((g) => ({
@@ -139,6 +196,35 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
       ],
       egress: gatewayPodEgress(plan, g),
     })),
+    ...(plan.broker.enabled
+      ? [
+          {
+            pod: plan.broker.objectName,
+            role: 'broker' as const,
+            kind: 'Deployment' as const,
+            serviceAccount: plan.broker.objectName,
+            containers: [
+              {
+                name: BROKER_CONTAINER,
+                role: 'broker' as const,
+                image: plan.broker.image.reference,
+                listens: `pod IP :${plan.broker.port} (${plan.broker.url}: routes and CONNECT, a token per caller), pod IP :${plan.broker.healthPort} (probes and metrics only)`,
+                credentials: [
+                  `secret ${plan.broker.tokensSecret} (every caller's token) as files`,
+                  ...plan.broker.routes.flatMap((r) =>
+                    r.credential
+                      ? [
+                          `secret ${r.credential.secret.name}/${r.credential.secret.key} as file (route ${r.name})`,
+                        ]
+                      : [],
+                  ),
+                ],
+              },
+            ],
+            egress: brokerPodEgress(plan),
+          },
+        ]
+      : []),
   ];
   const serviceAccounts: ServiceAccountReport[] = [
     {
@@ -154,6 +240,9 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
       tokenMountedInto: [],
       grants: [],
     })),
+    ...(plan.broker.enabled
+      ? [{ serviceAccount: plan.broker.objectName, tokenMountedInto: [], grants: [] }]
+      : []),
     ...deployedGateways(plan).map((g) => ({
       serviceAccount: g.objectName,
       tokenMountedInto: g.kubernetes ? [g.name] : [],
@@ -166,14 +255,29 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
         : [],
     })),
   ];
-  return { agent: plan.name, namespace: plan.namespace, pods, serviceAccounts };
+  const broker = brokerReport(plan);
+  return {
+    agent: plan.name,
+    namespace: plan.namespace,
+    pods,
+    serviceAccounts,
+    ...(broker ? { broker } : {}),
+  };
 }
 
 function toolchainContainer(
+  plan: AgentPlan,
   t: PlannedToolchain,
   tokenFileNote: (secret: { name: string; key: string }) => string,
 ): ContainerReport {
-  const credentials = t.auth ? [tokenFileNote(t.auth.secret)] : [];
+  const credentials = [
+    ...(t.auth ? [tokenFileNote(t.auth.secret)] : []),
+    ...(plan.broker.enabled && t.namedEgress.kind !== 'none'
+      ? [
+          `secret ${plan.broker.tokensSecret}/${t.containerName} as file ${BROKER_TOKEN_DIR}/${TOKEN_FILE_NAME} (its broker proxy token)`,
+        ]
+      : []),
+  ];
   if (t.pod)
     return {
       name: t.containerName,
@@ -213,6 +317,26 @@ export function formatExplainReport(report: ExplainReport): string {
         `    ${describeDestination(grant.to)} on ${describePorts(grant.ports)} — ${grant.purpose}; needed by ${grant.neededBy.join(', ')}`,
       );
     }
+  }
+  if (report.broker) {
+    const broker = report.broker;
+    lines.push('', `Egress by name (per container, through the broker at ${broker.url}):`);
+    for (const c of broker.egress) {
+      const routes = c.routes.map((r) => `${r.name} → ${r.upstream}`);
+      const hosts =
+        c.openPorts.length > 0 ? [`any public host on ${c.openPorts.join(', ')}`] : c.hosts.map(describeHost);
+      lines.push(`  ${c.container} (pod ${c.pod}):`);
+      lines.push(`    routes: ${routes.length > 0 ? routes.join('; ') : 'none'}`);
+      lines.push(`    hosts: ${hosts.length > 0 ? hosts.join(', ') : 'none'}`);
+    }
+    lines.push('', 'Credentials only the broker holds:');
+    if (broker.credentials.length === 0) lines.push('  none');
+    for (const c of broker.credentials) lines.push(`  ${c}`);
+    lines.push(
+      '',
+      `Broker tokens: Secret ${broker.tokensSecret}, one key per caller; create it with:`,
+      `  ${broker.createTokensCommand}`,
+    );
   }
   lines.push('', 'ServiceAccounts:');
   for (const sa of report.serviceAccounts) {

@@ -53,9 +53,22 @@ export function routeCommand(plan: AgentPlan, commandLine: string): Route {
 }
 
 function runsIn(plan: AgentPlan, toolchain: PlannedToolchain): string {
+  if (plan.broker.enabled) {
+    const where = toolchain.pod
+      ? `its own pod ${toolchain.pod.objectName} at ${toolchain.url}`
+      : `sidecar ${toolchain.containerName} of pod ${plan.names.workload}`;
+    return `${where}, egress by name through the broker: ${egressByName(toolchain)}`;
+  }
   if (!toolchain.pod)
     return `sidecar ${toolchain.containerName} of pod ${plan.names.workload}, sharing its network (egress ${toolchain.egress} asked for)`;
   return `its own pod ${toolchain.pod.objectName} at ${toolchain.url}, egress exactly ${toolchain.egress}`;
+}
+
+function egressByName(toolchain: PlannedToolchain): string {
+  const egress = toolchain.namedEgress;
+  if (egress.kind === 'none') return 'none';
+  if (egress.kind === 'open') return 'any public host';
+  return egress.entries.map((e) => `${e.host}:${e.ports.join(',')}`).join(', ') || 'none';
 }
 
 function runsAs(toolchain: PlannedToolchain, binary: string, presets: readonly string[]): string {

@@ -970,7 +970,7 @@ export interface ClaimWorkspace {
   persistentVolumeClaim: ExistingClaim | ClaimTemplate;
 }
 /**
- * Egress by name, through the broker's CONNECT proxy with this container's own token: the listed hosts and the hosts of the listed ecosystems (docs/broker.md has the table), on the broker's `egressPorts` unless a host says otherwise.
+ * Egress by name, through the broker's CONNECT proxy with this container's own token: the listed hosts and the hosts of the listed ecosystems (docs/broker.md has the table), on port 443 unless a host says `:port` (one of the broker's `egressPorts`).
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "NamedEgress".

@@ -164,9 +164,10 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
       metadata: { name: AGENT, namespace: NAMESPACE },
       spec: {
         workspace: { mountPath: WORKSPACE },
-        // This test is about the MCP contract with the CLIs holding their keys directly (broker off, as before
-        // the broker); test/broker-e2e runs the same CLIs through the broker.
+        // The pre-broker shape: keys in the backends, model APIs called directly. The broker's own end-to-end
+        // proof (real CLIs through the real broker) is test/broker-e2e/backends-broker.test.ts.
         broker: { enabled: false },
+        acknowledgedWarnings: [{ warning: 'broker-disabled', reason: 'calls the fake model APIs directly' }],
         backends: [
           {
             name: 'claude',

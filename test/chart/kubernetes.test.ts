@@ -113,6 +113,7 @@ spec:
       type: claude
       image: { repository: ghcr.io/example/claude, tag: "1.0" }
       port: 8080
+      model: { apiKeySecret: { name: claude-credentials, key: api-key } }
       env: { PROMPT: "{{ .Values.secret }}", BRACE: "{", ON: "on" }
   toolchains:
     - name: rust

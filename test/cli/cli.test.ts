@@ -107,16 +107,16 @@ describe('toolyard validate', () => {
     const lines = stderr.split('\n');
     assert.ok(
       lines.includes(
-        `${files[0]}:15: /spec/backends/0/env/HOME: environment variable "HOME" is set by toolyard`,
+        `${files[0]}:16: /spec/backends/0/env/HOME: environment variable "HOME" is set by toolyard`,
       ),
       stderr,
     );
     assert.ok(
       lines.includes(
-        `${files[0]}:17: /spec/backends/0/secretEnv/0/name: environment variable "TOOLYARD_MCP_CONFIG" is set by toolyard`,
+        `${files[0]}:18: /spec/backends/0/secretEnv/0/name: environment variable "TOOLYARD_MCP_CONFIG" is set by toolyard`,
       ),
     );
-    assert.ok(lines.includes(`${files[2]}:15: /spec/toolchains/0/port: must be <= 65535`));
+    assert.ok(lines.includes(`${files[2]}:16: /spec/toolchains/0/port: must be <= 65535`));
     assert.ok(lines.includes(`${files[3]}:0: /: cannot read spec: no such file`));
     assert.ok(lines.some((l) => l.startsWith('  hint: HOME, TMPDIR and TOOLYARD_*')));
     assert.match(stderr, /4 error\(s\)/);
@@ -156,8 +156,9 @@ describe('toolyard synth', () => {
     const dir = freshDir();
     mkdirSync(dir);
     const file = join(dir, 'unacknowledged.yaml');
+    // With the broker off, NetworkPolicy is per pod again: the helm sidecar shares codex's model egress.
     const text = readFileSync(example('cluster-operator'), 'utf8');
-    writeFileSync(file, text.slice(0, text.indexOf('  acknowledgedWarnings:')));
+    writeFileSync(file, `${text}  broker: { enabled: false }\n`);
     const { code, stderr } = await run('synth', file, '--stdout');
     assert.equal(code, 0);
     assert.match(
@@ -239,7 +240,7 @@ describe('toolyard synth', () => {
     assert.equal(existsSync(absent), false, 'output directory must not be created');
     assert.match(
       bad.stderr,
-      /port-collision\.yaml:16: \/spec\/toolchains\/0\/port: port 8080 of toolchain "rust" collides/,
+      /port-collision\.yaml:17: \/spec\/toolchains\/0\/port: port 8080 of toolchain "rust" collides/,
     );
     assert.match(bad.stderr, /nothing was written/);
 
@@ -285,20 +286,31 @@ describe('toolyard explain', () => {
       stdout,
       /toolchain-helm \[toolchain\] docker\.io\/alpine\/helm:3\.16\.2\n\s+listens: 127\.0\.0\.1:8705 \(MCP\), pod IP :9705 \(probes only\)\n\s+credentials: none/,
     );
+    // The backend holds its broker token only; the OpenAI key and the gateways' tokens are the broker's.
     assert.match(
       stdout,
-      /credentials: secret openai-credentials\/api-key as OPENAI_API_KEY; secret mcp-kubernetes-token\/token as TOOLYARD_GATEWAY_KUBERNETES_TOKEN/,
+      /codex \[backend\].*\n.*\n\s+credentials: secret operator-broker-tokens\/codex as TOOLYARD_BROKER_TOKEN, OPENAI_API_KEY \(its broker token, not a provider key\)\n/,
     );
     assert.match(stdout, /effective egress/);
-    assert.match(stdout, /0\.0\.0\.0\/0 on 443\/TCP — model providers; needed by codex/);
+    assert.match(stdout, /pods of operator-broker on 8480\/TCP — broker .*; needed by codex/);
+    assert.match(stdout, /^Deployment operator-broker \(ServiceAccount operator-broker\)$/m);
+    assert.match(
+      stdout,
+      /Credentials only the broker holds:\n\s+secret openai-credentials\/api-key for route model-codex → https:\/\/api\.openai\.com\/v1\n\s+secret mcp-kubernetes-token\/token for route gateway-kubernetes/,
+    );
+    assert.match(
+      stdout,
+      /kubectl create secret generic operator-broker-tokens -n agents --from-literal=codex=\$\(openssl rand -hex 32\)\n/,
+    );
+    assert.match(
+      stdout,
+      /codex \(pod operator\):\n\s+routes: model-codex → https:\/\/api\.openai\.com\/v1; gateway-kubernetes → /,
+    );
     assert.match(stdout, /10\.96\.0\.1\/32 on 443\/TCP — Kubernetes API server; needed by kubernetes/);
     assert.match(stdout, /operator: no token mounted\n\s+can do: nothing in the Kubernetes API/);
     assert.match(stdout, /in namespace apps \(namespace-write\):/);
+    // With the broker, the helm sidecar shares nothing: no warning to acknowledge.
     assert.doesNotMatch(stdout, /^Warnings:/m);
-    assert.match(
-      stdout,
-      /Acknowledged warnings \(spec\.acknowledgedWarnings\):\n\s+\/spec\/toolchains\/0\/network\/egress: toolchain "helm" asks for egress "none".*\n\s+reason: NetworkPolicy selects pods: the helm toolchain/,
-    );
   });
 
   it('--command routes "cargo test" to the rust toolchain and says why', async () => {
@@ -308,7 +320,7 @@ describe('toolyard explain', () => {
     assert.match(stdout, /runs as: /);
     assert.match(
       stdout,
-      /runs in: its own pod reviewer-toolchain-rust at http:\/\/reviewer-toolchain-rust\.agents\.svc:8702\/mcp, egress exactly none/,
+      /runs in: its own pod reviewer-toolchain-rust at http:\/\/reviewer-toolchain-rust\.agents\.svc:8702\/mcp, egress by name through the broker: none/,
     );
   });
 
@@ -329,7 +341,7 @@ describe('toolyard explain', () => {
     assert.equal(stdout, '');
     assert.match(
       stderr,
-      /exec-without-commands\.yaml:17: \/spec\/toolchains\/0\/tools\/allowedCommands: toolchain "rust" is in exec mode but allows no command/,
+      /exec-without-commands\.yaml:18: \/spec\/toolchains\/0\/tools\/allowedCommands: toolchain "rust" is in exec mode but allows no command/,
     );
   });
 });

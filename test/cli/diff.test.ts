@@ -122,7 +122,8 @@ describe('toolyard diff', () => {
       agent.authority.removed.some((l) => l.startsWith('ServiceAccount operator-kubernetes in namespace')),
     );
     assert.ok(
-      agent.egress.removed.some((l) => /pod operator → .*kubernetes/.test(l)),
+      // The broker fronts the gateway (it holds its token): the broker's pod loses its egress to it.
+      agent.egress.removed.some((l) => /pod operator-broker → .*kubernetes/.test(l)),
       agent.egress.removed.join('\n'),
     );
     assert.ok(agent.objects.removed.includes('Deployment agents/operator-kubernetes'));
@@ -156,18 +157,46 @@ describe('toolyard diff', () => {
     assert.deepEqual([...narrowed.diff.agents[0]!.egress.removed].sort(), [...agent.egress.added].sort());
   });
 
-  it('a wider model-egress CIDR widens the agent pod', async () => {
+  it('a host or an ecosystem added to a container widens its egress by name (exit 3); no pod changes', async () => {
     edit('polyglot-reviewer.yaml', (s) => {
-      s['spec'].networkPolicy.modelEgress.ports = [443, 8443];
+      s['spec'].toolchains[0].network.egress.hosts = ['api.github.com'];
+      s['spec'].toolchains[0].network.egress.ecosystems.push('npm');
     });
     const { code, diff: d } = await json('--base', 'main');
     assert.equal(code, 3);
-    assert.deepEqual(d.agents[0]!.egress.added, ['pod reviewer → 0.0.0.0/0 8443/TCP (model providers)']);
+    const agent = d.agents[0]!;
+    assert.deepEqual(agent.egressByName.added, [
+      'toolchain-go-python → host api.github.com:443',
+      'toolchain-go-python → host registry.npmjs.org:443',
+    ]);
+    assert.deepEqual(agent.egress, { added: [], removed: [] });
+  });
+
+  it('provider keys moved from a backend into the broker are shown as moved', async () => {
+    edit('web-infra.yaml', (s) => {
+      const claude = s['spec'].backends[0];
+      delete claude.model;
+      delete claude.network;
+      claude.secretEnv = [{ name: 'ANTHROPIC_API_KEY', secretName: 'claude-credentials', key: 'api-key' }];
+      s['spec'].broker = { enabled: false };
+    });
+    git('commit', '-qam', 'broker off');
+    git('checkout', '-q', 'HEAD~1', '--', 'fleet/web-infra.yaml');
+    const { diff: d } = await json('--base', 'main');
+    const agent = d.agents.find((a) => a.agent === 'web-infra')!;
+    assert.deepEqual(agent.credentialsMoved, [
+      'secret claude-credentials/api-key: now held by the broker alone',
+    ]);
+    assert.ok(
+      agent.credentials.removed.includes('claude: secret claude-credentials/api-key as ANTHROPIC_API_KEY'),
+    );
+    const text = (await diff('--base', 'main')).out;
+    assert.match(text, /Credentials moved to the broker:\n {4}> secret claude-credentials\/api-key/);
   });
 
   it('a credential mounted into a backend widens; an image tag is reported, not gated', async () => {
     edit('polyglot-reviewer.yaml', (s) => {
-      s['spec'].backends[1].secretEnv.push({ name: 'EXTRA_TOKEN', secretName: 'extra', key: 'token' });
+      s['spec'].backends[1].secretEnv = [{ name: 'EXTRA_TOKEN', secretName: 'extra', key: 'token' }];
     });
     const credential = await json('--base', 'main');
     assert.equal(credential.code, 3);

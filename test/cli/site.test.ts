@@ -164,8 +164,14 @@ describe('toolyard site over a fleet', () => {
     const expected = new Set<string>();
     for (const a of agents) {
       const agentPod = podsOf(a).find((p) => p.component === 'agent')!;
+      // Its broker calls its own gateways for it (the broker holds their tokens); it routes nowhere else.
+      const brokerPod = podsOf(a).find((p) => p.component === 'broker');
       for (const g of gateways) {
-        if (allowed(everything, agentPod.endpoint, g.pod.endpoint, g.pod.ports[0]!))
+        const viaBroker =
+          g.agent === a.name &&
+          brokerPod !== undefined &&
+          allowed(everything, brokerPod.endpoint, g.pod.endpoint, g.pod.ports[0]!);
+        if (viaBroker || allowed(everything, agentPod.endpoint, g.pod.endpoint, g.pod.ports[0]!))
           expected.add(`${a.name} → ${g.agent}/${g.gateway}`);
       }
     }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FORBIDDEN_RESOURCES, FORBIDDEN_VERBS, RBAC_PRESETS } from '../../constructs/src/rbac-presets.ts';
-import { find, type Json, labelsFor, minimalAgent, objectsOf } from './fixtures.ts';
+import { brokerOff, find, type Json, labelsFor, minimalAgent, objectsOf } from './fixtures.ts';
 
 const k8sGateway = {
   name: 'kubernetes',
@@ -58,7 +58,7 @@ describe('McpGateway', () => {
     ]);
   });
 
-  it('mounts the bearer token into the gateway as a read-only file and names it; backends get it by reference', () => {
+  it('mounts the bearer token into the gateway as a read-only file and names it; the broker holds it for backends', () => {
     const pod = (find(objects, 'Deployment', 'tiny-kubernetes') as Json).spec.template.spec;
     const container = pod.containers[0];
     // A file, never the gateway's environment (its children could read that): the env only names the path.
@@ -86,9 +86,22 @@ describe('McpGateway', () => {
       },
     );
     assert.equal(pod.securityContext.fsGroup, 65532, 'the group that may read the 0440 token file');
+    // With the broker on, backends call the gateway through its route: the broker mounts the token, they do not.
     const backend = (find(objects, 'Deployment', 'tiny') as Json).spec.template.spec.containers[0];
-    assert.deepEqual(
+    assert.equal(
       backend.env.find((e: { name: string }) => e.name === 'TOOLYARD_GATEWAY_KUBERNETES_TOKEN'),
+      undefined,
+    );
+    const broker = (find(objects, 'Deployment', 'tiny-broker') as Json).spec.template.spec;
+    assert.deepEqual(
+      broker.volumes.find((v: { name: string }) => v.name === 'key-gateway-kubernetes').secret.secretName,
+      'k8s-token',
+    );
+    // With the broker off, backends get it by reference, as before the broker.
+    const off = objectsOf(minimalAgent(brokerOff({ gateways: [k8sGateway] })));
+    const legacy = (find(off, 'Deployment', 'tiny') as Json).spec.template.spec.containers[0];
+    assert.deepEqual(
+      legacy.env.find((e: { name: string }) => e.name === 'TOOLYARD_GATEWAY_KUBERNETES_TOKEN'),
       {
         name: 'TOOLYARD_GATEWAY_KUBERNETES_TOKEN',
         valueFrom: { secretKeyRef: { key: 'token', name: 'k8s-token' } },

@@ -32,7 +32,7 @@ describe('routeCommand', () => {
             'tools.allowedCommands lists "cargo"',
           ],
           runsAs: 'structured tools of preset cargo or exec_allowed',
-          runsIn: 'sidecar toolchain-rust of pod tiny, sharing its network (egress none asked for)',
+          runsIn: 'sidecar toolchain-rust of pod tiny, egress by name through the broker: none',
         },
       ],
     });
@@ -53,7 +53,7 @@ describe('routeCommand', () => {
     );
     assert.equal(
       routeCommand(pods, 'cargo build').candidates[0]!.runsIn,
-      'its own pod tiny-toolchain-rust at http://tiny-toolchain-rust.agents.svc:8702/mcp, egress exactly none',
+      'its own pod tiny-toolchain-rust at http://tiny-toolchain-rust.agents.svc:8702/mcp, egress by name through the broker: none',
     );
   });
 

@@ -20,6 +20,19 @@ function withSchemaDefaults(agent: ToolyardAgent): ToolyardAgent {
 
 const sparse: ToolyardAgent[] = [
   minimalAgent(),
+  // The broker's settings, and egress by name, with every default left out.
+  minimalAgent({
+    broker: {},
+    toolchains: [
+      {
+        name: 'rust',
+        image: { repository: 'rust', tag: '1' },
+        port: 8702,
+        tools: { presets: ['cargo'] },
+        network: { egress: { ecosystems: ['crates'] } },
+      },
+    ],
+  }),
   minimalAgent({
     toolchains: [
       { name: 'rust', image: { repository: 'rust', tag: '1' }, port: 8702, tools: { presets: ['cargo'] } },

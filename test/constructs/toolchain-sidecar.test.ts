@@ -157,6 +157,7 @@ describe('ToolchainSidecar', () => {
               type: 'claude',
               image: { repository: 'x', tag: '1' },
               port: 8080,
+              model: { apiKeySecret: { name: 'm', key: 'k' } },
               secretEnv: [{ name: 'KEY', secretName: 's', key: 'k' }],
             },
           ],
@@ -175,7 +176,10 @@ describe('ToolchainSidecar', () => {
     const toolchain = pod3.containers.find((c: { name: string }) => c.name === 'toolchain-rust');
     assert.equal(JSON.stringify(toolchain).includes('secretKeyRef'), false);
     const backend = pod3.containers.find((c: { name: string }) => c.name === 'claude');
-    assert.equal((JSON.stringify(backend).match(/secretKeyRef/g) ?? []).length, 2);
+    // Its own secretEnv, and its broker token twice (TOOLYARD_BROKER_TOKEN, ANTHROPIC_API_KEY); the gateway's
+    // token is the broker's.
+    assert.equal((JSON.stringify(backend).match(/secretKeyRef/g) ?? []).length, 3);
+    assert.equal(JSON.stringify(backend).includes('"name":"t"'), false);
   });
 
   it('with auth, mounts only its own token as a read-only file the server reads; backends get it by reference', () => {

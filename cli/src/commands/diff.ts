@@ -18,14 +18,16 @@ const PARALLEL_FROM = 400;
 export const diffUsage = `Usage: toolyard diff --base <git-ref|dir> [--head <git-ref|dir>] [--format text|markdown|json] [path…]
 
 Reports what a change does to a fleet of specs, per agent: authority added and removed (RBAC grants per
-ServiceAccount and namespace), egress destinations per pod, credentials per container, images, MCP servers
-per backend, and objects added, removed and changed. Both sides are rendered with the same renderer as
+ServiceAccount and namespace), egress destinations per pod, egress by name per container (routes and hosts
+through the broker), credentials per container (and those moved into the broker), images, MCP servers per
+backend, and objects added, removed and changed. Both sides are rendered with the same renderer as
 "toolyard synth". A git ref is read with git itself (ls-tree, cat-file), never checked out; a path that is
 an existing directory is taken as a directory instead. Paths (default ".") select the specs on both sides: a
 directory stands for every *.yaml/*.yml file with "kind: Agent" below it; a path missing on one side holds
 no agents there. An agent that changed name pairs with its old self when it stays in the same file.
 
-Exit codes: 0 nothing widens, 3 authority, egress or credentials widen (a CI gate), 1 an error (an invalid
+Exit codes: 0 nothing widens, 3 authority, egress (a host or ecosystem added to a container included) or
+credentials widen (a CI gate), 1 an error (an invalid
 spec on either side, an unknown ref), 2 a usage error.
 
 Options:

@@ -5,11 +5,12 @@ export type DiffFormat = 'text' | 'markdown' | 'json';
 export const DIFF_FORMATS: readonly DiffFormat[] = ['text', 'markdown', 'json'];
 
 const SECTIONS: readonly {
-  key: 'authority' | 'egress' | 'credentials' | 'images' | 'mcpServers';
+  key: 'authority' | 'egress' | 'egressByName' | 'credentials' | 'images' | 'mcpServers';
   title: string;
 }[] = [
   { key: 'authority', title: 'Authority' },
   { key: 'egress', title: 'Egress' },
+  { key: 'egressByName', title: 'Egress by name (through the broker)' },
   { key: 'credentials', title: 'Credentials' },
   { key: 'images', title: 'Images' },
   { key: 'mcpServers', title: 'MCP servers' },
@@ -42,6 +43,10 @@ export function formatText(diff: FleetDiff): string {
       lines.push(`  ${t}:`);
       for (const line of change.added) lines.push(`    + ${line}`);
       for (const line of change.removed) lines.push(`    - ${line}`);
+    }
+    if (a.credentialsMoved.length > 0) {
+      lines.push('  Credentials moved to the broker:');
+      for (const line of a.credentialsMoved) lines.push(`    > ${line}`);
     }
     lines.push(`  ${objectCounts(a)}`);
     for (const id of a.objects.added) lines.push(`    + ${id}`);
@@ -82,6 +87,11 @@ export function formatMarkdown(diff: FleetDiff): string {
       lines.push(`**${t}**`, '', '```diff');
       for (const line of change.added) lines.push(`+ ${line}`);
       for (const line of change.removed) lines.push(`- ${line}`);
+      lines.push('```', '');
+    }
+    if (a.credentialsMoved.length > 0) {
+      lines.push('**Credentials moved to the broker**', '', '```');
+      for (const line of a.credentialsMoved) lines.push(line);
       lines.push('```', '');
     }
     lines.push(`**Objects** (${objectCounts(a).replace('objects: ', '')})`, '', '```diff');

@@ -4,7 +4,9 @@
  * widens when it adds authority, egress or a credential: those are what a reviewer must approve; images, MCP
  * servers and other objects are reported, not gated. Agents pair by name; a removed and an added agent pair as
  * a rename when they come from the same file, or when their specs are equal but for the name. A new agent
- * widens by all it has; a removed one narrows.
+ * widens by all it has; a removed one narrows. Egress by name (per container, through the broker) widens when a
+ * host, an ecosystem's host, a route or open egress is added. A credential that leaves a backend or toolchain for
+ * the broker (the same Secret key) is a move, shown as such, not a widening.
  */
 import type { AuthorityGrant, FleetAgent } from './fleet-model.ts';
 
@@ -21,7 +23,11 @@ export interface AgentDiff {
   readonly from?: string;
   readonly authority: Change;
   readonly egress: Change;
+  /** Per container, through the broker: routes, hosts by name, open egress. */
+  readonly egressByName: Change;
   readonly credentials: Change;
+  /** Credentials (Secret keys) that a container held before and only the broker holds now. */
+  readonly credentialsMoved: readonly string[];
   readonly images: Change;
   readonly mcpServers: Change;
   readonly objects: {
@@ -100,11 +106,58 @@ function egressLines(agent: FleetAgent): Keyed {
 
 function credentialLines(agent: FleetAgent): Keyed {
   const out = new Map<string, string>();
+  // The broker tokens Secret is named after the agent by default: keyed by its role, a rename changes nothing.
+  const tokens = agent.brokerTokensSecret;
+  const keyOf = (c: string) => (tokens ? c.split(`secret ${tokens}`).join('secret <broker tokens>') : c);
   for (const [container, credentials] of Object.entries(agent.credentials)) {
     const shown = container.split(' / ')[1] ?? container;
-    for (const c of credentials) out.set(`${container}|${c}`, `${shown}: ${c}`);
+    for (const c of credentials) out.set(`${container}|${keyOf(c)}`, `${shown}: ${c}`);
   }
   return out;
+}
+
+function egressByNameLines(agent: FleetAgent): Keyed {
+  const out = new Map<string, string>();
+  for (const [container, entries] of Object.entries(agent.egressByName)) {
+    const shown = container.split(' / ')[1] ?? container;
+    for (const e of entries) out.set(`${container}|${e}`, `${shown} → ${e}`);
+  }
+  return out;
+}
+
+/** `secret <name>/<key>` of a credential line, when it names one. */
+const secretOf = (line: string) => /secret ([^ ]+\/[^ ]+)/.exec(line)?.[1];
+
+/**
+ * Credentials the broker gained that other containers held before and hold no more: moved into the broker
+ * (issue 17), reported, not counted as a widening.
+ */
+function movedToBroker(
+  before: FleetAgent,
+  after: FleetAgent,
+  added: Keyed,
+): { moved: string[]; keys: Set<string> } {
+  const heldBefore = new Set(
+    Object.entries(before.credentials)
+      .filter(([container]) => !container.startsWith('broker / '))
+      .flatMap(([, lines]) => lines.map(secretOf)),
+  );
+  const heldAfter = new Set(
+    Object.entries(after.credentials)
+      .filter(([container]) => !container.startsWith('broker / '))
+      .flatMap(([, lines]) => lines.map(secretOf)),
+  );
+  const moved: string[] = [];
+  const keys = new Set<string>();
+  for (const [key, line] of added) {
+    if (!key.startsWith('broker / ')) continue;
+    const secret = secretOf(line);
+    if (secret && heldBefore.has(secret) && !heldAfter.has(secret)) {
+      moved.push(`secret ${secret}: now held by the broker alone`);
+      keys.add(key);
+    }
+  }
+  return { moved: moved.sort(), keys };
 }
 
 function mcpLines(agent: FleetAgent): Keyed {
@@ -150,6 +203,7 @@ const EMPTY: FleetAgent = {
   warnings: [],
   mcpServers: {},
   credentials: {},
+  egressByName: {},
   authority: [],
   pods: [],
   objects: [],
@@ -169,7 +223,18 @@ function diffAgent(base: FleetAgent | undefined, head: FleetAgent | undefined): 
   objects.removed.push(...old.keys());
   const authority = compareAuthority(before.authority, after.authority);
   const egress = compare(egressLines(before), egressLines(after));
-  const credentials = compare(credentialLines(before), credentialLines(after));
+  const beforeCredentials = credentialLines(before);
+  const afterCredentials = credentialLines(after);
+  const credentials = compare(beforeCredentials, afterCredentials);
+  const addedCredentials = new Map([...afterCredentials].filter(([k]) => !beforeCredentials.has(k)));
+  const moved = movedToBroker(before, after, addedCredentials);
+  // A broker token grants exactly the container's egress by name, which is compared on its own.
+  const brokerTokens = after.brokerTokensSecret;
+  const isBrokerToken = (line: string) =>
+    brokerTokens !== undefined &&
+    (secretOf(line)?.startsWith(`${brokerTokens}/`) || line.includes(`secret ${brokerTokens} `));
+  const widening = [...addedCredentials].filter(([k, line]) => !moved.keys.has(k) && !isBrokerToken(line));
+  const egressByName = compare(egressByNameLines(before), egressByNameLines(after));
   const images = compare(setOf(before.images), setOf(after.images));
   const mcpServers = compare(mcpLines(before), mcpLines(after));
   const renamed = base !== undefined && head !== undefined && base.name !== head.name;
@@ -182,11 +247,13 @@ function diffAgent(base: FleetAgent | undefined, head: FleetAgent | undefined): 
     ...(renamed ? { from: base.name } : {}),
     authority,
     egress,
+    egressByName,
     credentials,
+    credentialsMoved: moved.moved,
     images,
     mcpServers,
     objects,
-    widens: authority.added.length + egress.added.length + credentials.added.length > 0,
+    widens: authority.added.length + egress.added.length + egressByName.added.length + widening.length > 0,
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import {
   describeDestination,
+  describeHost,
   describePorts,
   type EgressGrant,
 } from '../../../constructs/src/effective-egress.ts';
@@ -88,6 +89,13 @@ export interface FleetAgent {
   readonly mcpServers: Readonly<Record<string, readonly string[]>>;
   /** Per container (`<pod key> / <container>`), the credentials it can read. */
   readonly credentials: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Per container (`<pod key> / <container>`), what it may reach through the broker by name: `route <name> →
+   * <upstream>`, `host <host>:<ports>`, `any public host on <ports>`. Empty with the broker off.
+   */
+  readonly egressByName: Readonly<Record<string, readonly string[]>>;
+  /** The Secret of the broker's per-container tokens (broker on): tokens that grant only `egressByName`. */
+  readonly brokerTokensSecret?: string;
   readonly authority: readonly AuthorityGrant[];
   readonly pods: readonly FleetPod[];
   /** Rendered objects by `Kind namespace/name`, with their JSON to compare (empty without `objectJson`). */
@@ -117,7 +125,7 @@ function atoms(grant: EgressGrant, namespace: string, ownPods: ReadonlyMap<strin
     case 'internet':
       return to.blocks.flatMap((b) =>
         each(
-          `ipBlock ${b.cidr}${b.except.length > 0 ? ` except ${b.except.join(',')}` : ''}`,
+          `ipBlock ${b.cidr}${b.except.length > 0 ? ` except ${b.except.join('|')}` : ''}`,
           `${b.cidr} (public)`,
         ),
       );
@@ -239,6 +247,14 @@ export function fleetAgent(
     }
   }
 
+  const egressByName: Record<string, string[]> = {};
+  for (const c of explain.broker?.egress ?? [])
+    egressByName[`${ownPods.get(c.pod) ?? c.pod} / ${c.container}`] = [
+      ...c.routes.map((r) => `route ${r.name} → ${r.upstream}`),
+      ...c.hosts.map((h) => `host ${describeHost(h)}`),
+      ...(c.openPorts.length > 0 ? [`any public host on ${c.openPorts.join(', ')}`] : []),
+    ];
+
   const servers = mcpServerEntries(plan).map((s) => `${s.name} ${s.url}`);
   const mcpServers: Record<string, string[]> = {};
   for (const b of plan.backends) mcpServers[b.name] = servers;
@@ -253,7 +269,7 @@ export function fleetAgent(
       name: t.name,
       placement: t.placement,
       image: t.image.reference,
-      egress: t.egress,
+      egress: t.namedEgress.kind === 'named' && !t.namedEgress.fromRegistriesAlias ? 'by name' : t.egress,
     })),
     gateways: plan.gateways.map((g) =>
       g.kind === 'deployed'
@@ -274,6 +290,8 @@ export function fleetAgent(
     warnings: rendered.warnings.map((w) => `${w.path}: ${w.message}`),
     mcpServers,
     credentials,
+    egressByName,
+    ...(explain.broker ? { brokerTokensSecret: explain.broker.tokensSecret } : {}),
     authority,
     pods,
     // Each object's JSON is what a diff compares (equal JSON, equal YAML); a site needs only the ids.
