@@ -1,18 +1,23 @@
 /**
  * Real agent CLIs through the real broker. Stock Claude Code, Codex CLI and Gemini CLI run with their plain
- * headless commands in the emulated backend container as rendered (uid 65532, read-only root, kubelet volume
- * layout) inside the `agent` network namespace, whose only reachable address is the broker's. The broker
- * (`toolyard-broker`, from this checkout) runs in the `broker` namespace with the provider keys in its own
- * files; the fake provider APIs serve the real provider names over HTTPS (test CA) in the `upstream`
- * namespace, which only the broker's namespace reaches, and answer 401 unless the real key arrives.
+ * headless commands in the emulated backend container as rendered for a spec with the broker on (uid 65532,
+ * read-only root, kubelet volume layout, the rendered client configs) inside the `agent` network namespace,
+ * whose only reachable address is the broker's. The broker runs as its rendered pod (`toolyard-broker` bundle,
+ * its config ConfigMap, the provider keys and the gateway token in its own Secret volumes) in the `broker`
+ * namespace; the fake provider APIs and an external MCP gateway (`gateways[].url`) serve the real names over
+ * HTTPS (test CA) in the `upstream` namespace, which only the broker's namespace reaches, and answer 401
+ * unless the real key (or the gateway's bearer token) arrives.
  *
- * For each CLI it proves: the answer comes back through the broker, every request upstream carries the real
- * key and none carries a broker token; while the CLI waits for the model, no model key, and no other
- * backend's broker token, exists in any process environment in the agent namespace, in any file of the CLI's
- * mount namespace (walked as root), or anywhere a process of the container's uid can read (files and /proc)
- * — the CLI's only credential is its own broker token; the workspace's planted settings (MCP servers, hooks,
- * and each CLI's own base-URL and key settings pointing at a canary next to the CLI) change nothing. A direct
- * connection from the agent namespace to an upstream address fails, while the broker's namespace reaches it.
+ * For each CLI it proves: the model's answer comes back and the gateway's tool runs, both through the broker;
+ * every request upstream carries the real key and none carries a broker token; while the CLI waits for the
+ * model, no model key, no gateway token and no other backend's broker token exists in any process
+ * environment in the agent namespace, in any file of the CLI's mount namespace (walked as root, the stand-in
+ * image's host system directories aside), or anywhere a process of the container's uid can read (files and
+ * /proc): the CLI's only credential is its own broker token. The workspace's planted files (MCP servers,
+ * hooks, git hooks, and each CLI's own base-URL, key and key-helper settings pointing at a canary next to the
+ * CLI) change nothing; a control shows Claude Code's planted `apiKeyHelper` runs without toolyard's pin. A
+ * direct connection from the agent namespace to an upstream address fails, while the broker's namespace
+ * reaches it.
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
