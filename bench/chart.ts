@@ -46,6 +46,7 @@ function fiftyToolchains(): ToolyardAgent {
           type: 'claude',
           image: { repository: 'ghcr.io/example/claude-backend', tag: '1.2.3' },
           port: 8080,
+          model: { apiKeySecret: { name: 'claude-credentials', key: 'api-key' } },
         },
       ],
       toolchains: Array.from({ length: 50 }, (_, i) => ({

@@ -158,6 +158,14 @@ function checkBrokerNames(plan: AgentPlan): SpecProblem[] {
       });
   };
   tooLong(plan.broker.objectName, '/metadata/name', 'object name');
+  plan.gateways.forEach((g, i) => {
+    if (g.kind === 'deployed' && g.objectName === plan.broker.objectName)
+      problems.push({
+        path: `/spec/gateways/${i}/name`,
+        message: `gateway "${g.name}" would be named "${g.objectName}", which is the broker's name`,
+        hint: 'rename the gateway',
+      });
+  });
   plan.backends.forEach((b, i) => {
     if (b.model?.route) tooLong(`key-${b.model.route.name}`, `/spec/backends/${i}/name`, 'volume name');
   });

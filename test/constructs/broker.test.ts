@@ -1,8 +1,14 @@
 /** The broker's objects for a small spec, exactly; its config and the toolchain's egressProxy against the contract. */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BROKER_CONFIG_FILE } from '../../constructs/src/broker.ts';
+import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
 import * as D from '../../constructs/src/defaults.ts';
+import { planAgent } from '../../constructs/src/plan.ts';
+import { renderAgent } from '../../constructs/src/render.ts';
+import { checkAgentPlan } from '../../constructs/src/semantic-checks.ts';
 import {
   BROKER_PATHS,
   BROKER_PORTS,
@@ -10,6 +16,7 @@ import {
   parseBrokerConfig,
 } from '../../toolchain-server/broker/config.ts';
 import { parseToolchainServerConfig } from '../../toolchain-server/src/config.ts';
+import { exampleFiles, REPO_ROOT } from '../support/golden.ts';
 import { find, type Json, labelsFor, minimalAgent, objectsOf, podSpecOf, rustToolchain } from './fixtures.ts';
 
 const agent = minimalAgent({
@@ -259,6 +266,31 @@ describe('Broker', () => {
       ],
     );
     assert.ok(!env.some((e) => e.name.startsWith('TOOLYARD_BROKER')));
+  });
+});
+
+describe('broker off', () => {
+  it('leaves no trace of the broker in any example rendered with broker.enabled: false', () => {
+    for (const file of exampleFiles()) {
+      const text = `${readFileSync(join(REPO_ROOT, file), 'utf8')}  broker: { enabled: false }\n`;
+      const checked = checkSpecText(text, file);
+      assert.ok(checked.ok, file);
+      if (!checked.ok) continue;
+      const json = JSON.stringify(renderAgent(checked.specs[0]!.agent).objects);
+      assert.doesNotMatch(json, /broker|TOOLYARD_BROKER/i, file);
+    }
+  });
+
+  it("refuses a deployed gateway whose objects would be the broker's", () => {
+    const problems = checkAgentPlan(
+      planAgent(
+        minimalAgent({ gateways: [{ name: 'broker', image: { repository: 'g', tag: '1' }, port: 8000 }] }),
+      ),
+    );
+    assert.deepEqual(
+      problems.map((p) => `${p.path}: ${p.message}`),
+      ['/spec/gateways/0/name: gateway "broker" would be named "tiny-broker", which is the broker\'s name'],
+    );
   });
 });
 
