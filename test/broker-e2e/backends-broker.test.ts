@@ -47,7 +47,13 @@ import {
   startContainer,
 } from '../backends/pod-emulation.ts';
 import { makeTestCa, type TestCa } from '../broker/tls-fixture.ts';
-import { type BrokerProcess, brokerMissing, startBrokerPod } from './broker-process.ts';
+import {
+  type AuditLine,
+  type BrokerProcess,
+  brokerMissing,
+  eventually,
+  startBrokerPod,
+} from './broker-process.ts';
 import { plantBrokerBypass } from './planted-bypass.ts';
 import { BROKER_AGENT_SIDE, BrokerTopology } from './topology.ts';
 
@@ -432,14 +438,19 @@ describe('real agent CLIs through the real broker, holding no model key', { time
         for (const token of tokens.values())
           assert.ok(!headers.includes(token), 'a broker token reached upstream');
       }
-      const audit = broker!.audit().slice(auditBefore);
+      // The audit names the caller and route, and carries the token usage the provider reported in the stream.
+      const audit = () => broker!.audit().slice(auditBefore);
+      const modelLine = (l: AuditLine) =>
+        l['caller'] === provider.backend && l['route'] === provider.route && l['decision'] === 'allowed';
       assert.ok(
-        audit.some(
-          (l) =>
-            l['caller'] === provider.backend && l['route'] === provider.route && l['decision'] === 'allowed',
-        ),
-        `no allowed ${provider.route} route in the audit: ${JSON.stringify(audit)}`,
+        await eventually(() => audit().some(modelLine)),
+        `no allowed ${provider.route} route: ${JSON.stringify(audit())}`,
       );
+      assert.ok(
+        audit().some((l) => modelLine(l) && l['usage'] !== null && typeof l['usage'] === 'object'),
+        `no ${provider.route} audit line with the provider's usage: ${JSON.stringify(audit().filter(modelLine))}`,
+      );
+      assert.ok(audit().some((l) => l['caller'] === provider.backend && l['route'] === 'gateway-tickets'));
 
       // The container while the CLI ran.
       const observation = await observations.get(provider.backend);
