@@ -9,22 +9,37 @@
  * the upstream namespace. The broker resolves the name itself and allows only the caller's own hosts: each
  * tool's fetch lands; the same tool aimed at a mirror nobody listed fails with the broker's refusal in its
  * error output, and the mirror sees no request; another caller's token does not open this caller's hosts.
+ * And end to end through the toolchain server itself: the real server, started as its rendered sidecar
+ * (rendered config with `egressProxy`, its token Secret mounted as a file), runs npm for an MCP `exec_allowed`
+ * call from the agent namespace, and npm's fetch goes through the broker as `toolchain-npm`. (Test-only: the
+ * server's config sets `NODE_EXTRA_CA_CERTS` to the test CA for its children.)
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { renderAgent } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
+import { BUNDLE_PATH } from '../../toolchain-server/scripts/bundle.ts';
 import { egressProxyEnv } from '../../toolchain-server/src/policy/proxy-env.ts';
 import type { FakeApi } from '../backends/fake-model.ts';
-import { canEmulatePods, PodVolumes, renderedPod, runContainer } from '../backends/pod-emulation.ts';
+import {
+  canEmulatePods,
+  PodVolumes,
+  renderedPod,
+  runContainer,
+  startContainer,
+} from '../backends/pod-emulation.ts';
 import { makeTestCa, type TestCa } from '../broker/tls-fixture.ts';
 import { type BrokerProcess, brokerMissing, eventually, startBrokerPod } from './broker-process.ts';
 import {
   cratesRegistry,
   goProxy,
+  NPM_PACKAGE,
   npmRegistry,
   pypiRegistry,
   type StaticFile,
@@ -33,6 +48,7 @@ import {
 import { PACKAGE_MANAGERS, type PackageManager } from './package-managers.ts';
 import { BROKER_AGENT_SIDE, BrokerTopology } from './topology.ts';
 
+const HERE = dirname(fileURLToPath(import.meta.url));
 const AGENT = 'e2e';
 const ECOSYSTEM: Record<PackageManager['name'], string> = {
   npm: 'npm',
@@ -150,10 +166,19 @@ describe('real package managers through the real broker, by name', { timeout: 5 
     broker = await startBrokerPod({ topology, objects, secrets, caPem, dir });
     const { pod, configMaps } = renderedPod(objects, AGENT);
     for (const pm of PACKAGE_MANAGERS) {
-      const config = JSON.parse(configMaps.get(`${AGENT}-toolchain-${pm.name}`)?.['config.json'] ?? '{}');
+      const name = `${AGENT}-toolchain-${pm.name}`;
+      const config = JSON.parse(configMaps.get(name)?.['config.json'] ?? '{}');
       proxies.set(pm.name, config.egressProxy);
+      // Test-only: the server's children trust the test CA (standing in for the public roots).
+      config.env.set.NODE_EXTRA_CA_CERTS = `${CA_DIR}/ca.pem`;
+      configMaps.set(name, { ...configMaps.get(name), 'config.json': JSON.stringify(config) });
     }
     volumes = new PodVolumes(join(dir, 'pod'), pod, configMaps, secrets);
+    // The init container's copy: the toolchain server bundle and a Node runtime in the shared emptyDir.
+    const server = volumes.hostPath('toolyard-server');
+    mkdirSync(join(server, 'bin'));
+    copyFileSync(process.execPath, join(server, 'bin', 'node'));
+    copyFileSync(BUNDLE_PATH, join(server, 'toolchain-server.mjs'));
   });
 
   after(async () => {
@@ -228,6 +253,81 @@ describe('real package managers through the real broker, by name', { timeout: 5 
       );
     });
   }
+
+  it('npm run by the real toolchain server (its rendered config and egressProxy) fetches through the broker', async (t) => {
+    if (skip) return t.skip(skip);
+    const name = 'toolchain-npm';
+    const config = JSON.parse(
+      readFileSync(join(volumes.hostPath(`${name}-config`), 'config.json'), 'utf8'),
+    ) as { listen: { port: number } };
+    const registry = sites.get('registry.npmjs.org') as FakeApi;
+    const seen = registry.requests.length;
+    const started = startContainer(volumes, name, {
+      netns: topology!.namespaces.exec('agent', []),
+      imageMounts,
+      imageEnv: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+      hosts: [`${BROKER_AGENT_SIDE} ${BROKER_SERVICE}`],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(
+          () => reject(new Error(`the toolchain server did not start: ${out}`)),
+          30_000,
+        );
+        started.child.stdout?.on('data', (chunk: Buffer) => {
+          out += chunk.toString('utf8');
+          if (out.includes('"event":"listening"')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        void started.done.then((r) =>
+          reject(new Error(`the toolchain server exited ${r.code}: ${r.stderr}`)),
+        );
+      });
+      const argv = [
+        'npm',
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--no-package-lock',
+        '--prefix',
+        '/workspace/npm-via-server',
+        `${NPM_PACKAGE.name}@${NPM_PACKAGE.version}`,
+      ];
+      const { stdout } = await promisify(execFile)(
+        'ip',
+        topology!.namespaces
+          .exec('agent', [
+            process.execPath,
+            join(HERE, 'mcp-exec.ts'),
+            `http://127.0.0.1:${config.listen.port}/mcp`,
+            JSON.stringify(argv),
+          ])
+          .slice(1),
+        { encoding: 'utf8' },
+      );
+      const outcome = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as {
+        isError: boolean;
+        result: Record<string, unknown>;
+      };
+      assert.equal(outcome.isError, false, stdout);
+      assert.equal(outcome.result['exitCode'], 0, stdout);
+      assert.ok(registry.requests.length > seen, 'the registry saw no request');
+      assert.ok(
+        await eventually(() =>
+          connects(name).some((l) => l['decision'] === 'allowed' && l['target'] === 'registry.npmjs.org:443'),
+        ),
+      );
+    } finally {
+      if (started.child.pid)
+        try {
+          process.kill(-started.child.pid, 'SIGKILL');
+        } catch {}
+      await started.done;
+    }
+  });
 
   it("another caller's token does not open this caller's hosts", async (t) => {
     if (skip) return t.skip(skip);
