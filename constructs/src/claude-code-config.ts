@@ -48,9 +48,16 @@ export function json(value: unknown): string {
  * The model route: Claude Code reads `ANTHROPIC_BASE_URL` from the `env` of its settings, and managed settings
  * outrank a `.claude/settings.json` planted in the workspace, so the route cannot be redirected from there. The
  * key (`ANTHROPIC_API_KEY`) is the backend's broker token, sent as `x-api-key`; the broker swaps it.
+ *
+ * `apiKeyHelper` is pinned here for the same reason: Claude Code 2.1 runs a project's `apiKeyHelper` (a command
+ * planted in the workspace, run in the backend container at start) unless a higher settings layer sets one.
+ * The managed helper prints the token the container already holds (test/broker-e2e proves the planted one no
+ * longer runs).
  */
+export const CLAUDE_API_KEY_HELPER = 'printenv ANTHROPIC_API_KEY';
+
 export function claudeModelSettings(routeUrl: string | undefined): Record<string, unknown> {
-  return routeUrl ? { env: { ANTHROPIC_BASE_URL: routeUrl } } : {};
+  return routeUrl ? { env: { ANTHROPIC_BASE_URL: routeUrl }, apiKeyHelper: CLAUDE_API_KEY_HELPER } : {};
 }
 
 export const claudeCodeConfig: ClientConfigFormat = (backend, servers) => {

@@ -56,6 +56,16 @@ export function geminiModelEnv(routeUrl: string | undefined): Record<string, str
   return routeUrl ? { GOOGLE_GEMINI_BASE_URL: routeUrl } : {};
 }
 
+/**
+ * With `GOOGLE_GEMINI_BASE_URL` set and no auth type selected, Gemini CLI 0.61 picks its `gateway` auth type,
+ * which `gemini -p` then refuses ("Invalid auth method selected.", exit 41). Selecting `gemini-api-key` in the
+ * system settings (which outrank the workspace's) keeps the base URL and sends `GEMINI_API_KEY` as
+ * `x-goog-api-key` (proved by test/broker-e2e/backends-broker.test.ts with the real CLI).
+ */
+export function geminiModelSettings(routeUrl: string | undefined): JsonObject {
+  return routeUrl ? { security: { auth: { selectedType: 'gemini-api-key' } } } : {};
+}
+
 export const geminiCliConfig: ClientConfigFormat = (backend, servers) => {
   const generated: JsonObject = {
     mcpServers: geminiServerEntries(servers),
@@ -63,6 +73,7 @@ export const geminiCliConfig: ClientConfigFormat = (backend, servers) => {
     tools: { discoveryCommand: '', callCommand: '' },
     hooksConfig: { enabled: false },
     advanced: { ignoreLocalEnv: true },
+    ...geminiModelSettings(backend.model?.route?.url),
     // A read-only image installed from npm cannot update itself.
     general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
   };

@@ -5,6 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import {
   type FakeApi,
+  type FakeApiListener,
   type ModelScript,
   type SeenResult,
   sse,
@@ -92,7 +93,7 @@ function streamMessage(response: ServerResponse, model: string, output: TurnOutp
   response.end();
 }
 
-export function startFakeAnthropic(script: ModelScript): Promise<FakeApi> {
+export function startFakeAnthropic(script: ModelScript, listener?: FakeApiListener): Promise<FakeApi> {
   return startFakeApi((request, body, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (request.method === 'POST' && path === '/v1/messages/count_tokens') {
@@ -121,5 +122,5 @@ export function startFakeAnthropic(script: ModelScript): Promise<FakeApi> {
         }),
       );
     return true;
-  });
+  }, listener);
 }

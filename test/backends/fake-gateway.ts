@@ -3,8 +3,14 @@
  * protocol eras (the SDK's stateless serving), one tool that answers with a nonce. It records every request,
  * so the same class also serves as a canary for servers that must never be contacted.
  */
-import { createServer, type Server as HttpServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  createServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { createMcpHandler, type McpHttpHandler, Server } from '@modelcontextprotocol/server';
 
 export interface FakeGateway {
@@ -23,6 +29,11 @@ export interface FakeGatewayOptions {
   readonly answer: string;
   /** Listen on this port (the one the spec renders into the gateway URL); 0 picks one. */
   readonly port?: number;
+  /** Serve HTTPS on this already listening socket (another network namespace's address) instead. */
+  readonly listener?: {
+    readonly socket: NetServer;
+    readonly tls: { readonly key: string; readonly cert: string };
+  };
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {
@@ -51,7 +62,7 @@ export async function startFakeGateway(options: FakeGatewayOptions): Promise<Fak
     });
     return server;
   });
-  const http: HttpServer = createServer(async (request, response) => {
+  const serve = async (request: IncomingMessage, response: ServerResponse) => {
     const text = request.method === 'POST' ? await readBody(request) : '';
     let method: string | undefined;
     try {
@@ -84,16 +95,20 @@ export async function startFakeGateway(options: FakeGatewayOptions): Promise<Fak
     });
     response.writeHead(answer.status, out);
     response.end(Buffer.from(await answer.arrayBuffer()));
-  });
-  await new Promise<void>((done) => http.listen(options.port ?? 0, '127.0.0.1', done));
+  };
+  const listener = options.listener;
+  const http: HttpServer = listener ? createHttpsServer(listener.tls, serve) : createServer(serve);
+  if (listener) listener.socket.on('connection', (socket) => http.emit('connection', socket));
+  else await new Promise<void>((done) => http.listen(options.port ?? 0, '127.0.0.1', done));
   return {
-    port: (http.address() as AddressInfo).port,
+    port: listener ? 443 : (http.address() as AddressInfo).port,
     requests,
     calls,
     close: async () => {
       await handler.close();
       http.closeAllConnections();
-      await new Promise<void>((done) => http.close(() => done()));
+      if (listener) await new Promise<void>((done) => listener.socket.close(() => done()));
+      else await new Promise<void>((done) => http.close(() => done()));
     },
   };
 }

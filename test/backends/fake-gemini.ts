@@ -5,6 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import {
   type FakeApi,
+  type FakeApiListener,
   type ModelScript,
   type SeenResult,
   sse,
@@ -62,7 +63,7 @@ function respond(response: ServerResponse, streamed: boolean, body: Record<strin
   } else response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-export function startFakeGemini(script: ModelScript): Promise<FakeApi> {
+export function startFakeGemini(script: ModelScript, listener?: FakeApiListener): Promise<FakeApi> {
   return startFakeApi((request, body, response) => {
     const path = (request.url ?? '').split('?')[0] ?? '';
     const match = /\/models\/([^:/]+):(streamGenerateContent|generateContent|countTokens)$/.exec(path);
@@ -91,5 +92,5 @@ export function startFakeGemini(script: ModelScript): Promise<FakeApi> {
     );
     respond(response, streamed, candidate(script.turn({ offeredTools, results: resultsOf(message) })));
     return true;
-  });
+  }, listener);
 }

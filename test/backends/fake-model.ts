@@ -5,8 +5,15 @@
  * a test can assert that each result carried its nonce. The wire formats live in one adapter per provider.
  */
 import { appendFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 
 /** One tool call the model makes, matched against the offered tool names. */
 export interface PlannedCall {
@@ -58,6 +65,8 @@ export interface RequestRecord {
   readonly method: string;
   readonly path: string;
   readonly status: number;
+  /** The request's headers as they arrived (a test behind a proxy checks which credential came). */
+  readonly headers: IncomingHttpHeaders;
 }
 
 /** The scripted conversation and everything observed during it. */
@@ -155,10 +164,27 @@ export interface FakeApi {
   close(): Promise<void>;
 }
 
-/** Starts an HTTP server on 127.0.0.1 that hands JSON bodies to `route`; anything unrouted is a recorded 404. */
-export async function startFakeApi(route: RouteHandler): Promise<FakeApi> {
+/**
+ * Where a fake API serves, when not on plain HTTP at 127.0.0.1: HTTPS with the given certificate, on a socket
+ * already listening elsewhere (another network namespace's address), known to callers as `url`.
+ */
+export interface FakeApiListener {
+  readonly socket: NetServer;
+  readonly url: string;
+  readonly tls: { readonly key: string; readonly cert: string };
+  /** The provider's credential: a request without exactly this header value is answered 401, as upstream would. */
+  readonly credential?: { readonly header: string; readonly value: string };
+  /** Awaited before each request is answered (a test inspects the client while it waits for the answer). */
+  readonly gate?: () => Promise<void>;
+}
+
+/**
+ * Starts an HTTP server on 127.0.0.1 (or on `listener`) that hands JSON bodies to `route`; anything unrouted
+ * is a recorded 404.
+ */
+export async function startFakeApi(route: RouteHandler, listener?: FakeApiListener): Promise<FakeApi> {
   const requests: RequestRecord[] = [];
-  const server: Server = createServer((request, response) => {
+  const handler = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -174,38 +200,71 @@ export async function startFakeApi(route: RouteHandler): Promise<FakeApi> {
           process.env.TOOLYARD_FAKE_API_LOG,
           `${JSON.stringify({ url: request.url, headers: request.headers, body })}\n`,
         );
-      let handled = false;
-      try {
-        handled = route(request, body, response);
-      } catch (error) {
-        response.writeHead(500, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ error: { message: String((error as Error).stack ?? error) } }));
-        handled = true;
-      }
-      if (!handled) {
-        response.writeHead(404, { 'content-type': 'application/json' });
-        response.end(
-          JSON.stringify({ error: { type: 'not_found', message: `fake API: no route ${request.url}` } }),
-        );
-      }
-      requests.push({ method: request.method ?? '', path: request.url ?? '', status: response.statusCode });
+      void respond(request, body, response);
     });
-  });
+  };
+  const respond = async (request: IncomingMessage, body: unknown, response: ServerResponse) => {
+    await listener?.gate?.();
+    let handled = false;
+    const credential = listener?.credential;
+    try {
+      if (credential && request.headers[credential.header] !== credential.value) {
+        response.writeHead(401, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            error: { type: 'authentication_error', message: `fake API: wrong ${credential.header}` },
+          }),
+        );
+        handled = true;
+      } else handled = route(request, body, response);
+    } catch (error) {
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: String((error as Error).stack ?? error) } }));
+      handled = true;
+    }
+    if (!handled) {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ error: { type: 'not_found', message: `fake API: no route ${request.url}` } }),
+      );
+    }
+    requests.push({
+      method: request.method ?? '',
+      path: request.url ?? '',
+      status: response.statusCode,
+      headers: request.headers,
+    });
+  };
+  const server: Server = listener
+    ? createHttpsServer({ key: listener.tls.key, cert: listener.tls.cert }, handler)
+    : createServer(handler);
   // WebSocket upgrades (Codex tries the Responses API over a WebSocket first) are declined, so clients fall
   // back to plain HTTP streaming.
   server.on('upgrade', (request, socket) => {
-    requests.push({ method: `${request.method} (upgrade)`, path: request.url ?? '', status: 404 });
+    requests.push({
+      method: `${request.method} (upgrade)`,
+      path: request.url ?? '',
+      status: 404,
+      headers: request.headers,
+    });
     socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
   });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
+  let url: string;
+  if (listener) {
+    listener.socket.on('connection', (socket) => server.emit('connection', socket));
+    url = listener.url;
+  } else {
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();
-        server.close(() => done());
+        if (!listener) server.close(() => done());
+        else listener.socket.close(() => done());
       }),
   };
 }

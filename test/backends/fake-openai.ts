@@ -5,6 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import {
   type FakeApi,
+  type FakeApiListener,
   type ModelScript,
   type SeenResult,
   sse,
@@ -100,7 +101,7 @@ function streamResponse(response: ServerResponse, model: string, output: TurnOut
   response.end();
 }
 
-export function startFakeOpenAi(script: ModelScript): Promise<FakeApi> {
+export function startFakeOpenAi(script: ModelScript, listener?: FakeApiListener): Promise<FakeApi> {
   return startFakeApi((request, body, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (request.method === 'GET' && path === '/v1/models') {
@@ -114,5 +115,5 @@ export function startFakeOpenAi(script: ModelScript): Promise<FakeApi> {
     const output = script.turn({ offeredTools: toolNames(message.tools), results: resultsOf(message) });
     streamResponse(response, message.model ?? 'gpt-fake', output);
     return true;
-  });
+  }, listener);
 }

@@ -5,7 +5,8 @@
  * writer lays them out (a timestamped directory, `..data`, one symlink per key, modes and group from the pod's
  * `fsGroup`, the mount read-only), `subPath` mounts as the single resolved file, emptyDirs writable
  * (mode 2777, group fsGroup), the container's env only, its uid/gid and fsGroup as a supplementary group.
- * Needs root (as CI runs); the network namespace stays the host's, so 127.0.0.1 is shared with the test.
+ * Needs root (as CI runs); the network namespace stays the host's (127.0.0.1 shared with the test) unless
+ * `netns` names a pod's own.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import {
@@ -27,13 +28,27 @@ interface KeyToPath {
   readonly mode?: number;
 }
 
+interface KeyedSource {
+  readonly name: string;
+  readonly items?: readonly KeyToPath[];
+  readonly defaultMode?: number;
+}
+
 export interface PodVolume {
   readonly name: string;
   readonly emptyDir?: Record<string, unknown>;
-  readonly configMap?: {
-    readonly name: string;
+  readonly configMap?: KeyedSource;
+  readonly secret?: {
+    readonly secretName: string;
     readonly items?: readonly KeyToPath[];
     readonly defaultMode?: number;
+  };
+  readonly projected?: {
+    readonly defaultMode?: number;
+    readonly sources: readonly {
+      readonly configMap?: KeyedSource;
+      readonly secret?: KeyedSource;
+    }[];
   };
 }
 
@@ -67,13 +82,20 @@ export interface PodSpec {
   readonly volumes?: readonly PodVolume[];
 }
 
-/** The pod template of the rendered agent workload, and the ConfigMaps it mounts. */
-export function renderedPod(objects: readonly KubeObject[]): {
+/** The pod template of a rendered workload (the first, or the one named), and the ConfigMaps it mounts. */
+export function renderedPod(
+  objects: readonly KubeObject[],
+  workloadName?: string,
+): {
   pod: PodSpec;
   configMaps: Map<string, Record<string, string>>;
 } {
-  const workload = objects.find((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet');
-  if (!workload) throw new Error('rendered objects hold no agent workload');
+  const workload = objects.find(
+    (o) =>
+      (o.kind === 'Deployment' || o.kind === 'StatefulSet') &&
+      (workloadName === undefined || o.metadata.name === workloadName),
+  );
+  if (!workload) throw new Error(`rendered objects hold no workload ${workloadName ?? ''}`);
   const pod = (workload as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
   const configMaps = new Map<string, Record<string, string>>();
   for (const object of objects)
@@ -93,17 +115,27 @@ function applyOwnership(path: string, fsGroup: number | undefined): void {
   if (stat.isDirectory()) for (const entry of readdirSync(path)) applyOwnership(join(path, entry), fsGroup);
 }
 
-/** The volumes of one pod, materialized on the host once and shared by its containers. */
+/**
+ * The volumes of one pod, materialized on the host once and shared by its containers. Secrets are the test's
+ * values (`secrets`: Secret name → key → value), laid out like ConfigMaps, as the kubelet does.
+ */
 export class PodVolumes {
   readonly root: string;
   readonly pod: PodSpec;
   private readonly configMaps: Map<string, Record<string, string>>;
+  private readonly secrets: ReadonlyMap<string, Record<string, string>>;
   private readonly paths = new Map<string, string>();
 
-  constructor(root: string, pod: PodSpec, configMaps: Map<string, Record<string, string>>) {
+  constructor(
+    root: string,
+    pod: PodSpec,
+    configMaps: Map<string, Record<string, string>>,
+    secrets: ReadonlyMap<string, Record<string, string>> = new Map(),
+  ) {
     this.root = root;
     this.pod = pod;
     this.configMaps = configMaps;
+    this.secrets = secrets;
     mkdirSync(root, { recursive: true });
     chmodSync(root, 0o755);
   }
@@ -119,18 +151,61 @@ export class PodVolumes {
     mkdirSync(dir);
     // emptyDir and the emptyDir that wraps a ConfigMap are created 0777 before ownership is applied.
     chmodSync(dir, 0o777);
-    if (volume.configMap) this.writeConfigMap(dir, volume.configMap);
-    else if (!volume.emptyDir) throw new Error(`volume "${name}": only emptyDir and configMap are emulated`);
+    if (volume.configMap) this.writeKeys(dir, [this.keyed('ConfigMap', volume.configMap)]);
+    else if (volume.secret)
+      this.writeKeys(dir, [
+        this.keyed('Secret', {
+          name: volume.secret.secretName,
+          ...(volume.secret.items ? { items: volume.secret.items } : {}),
+          defaultMode: volume.secret.defaultMode ?? 0o644,
+        }),
+      ]);
+    else if (volume.projected)
+      this.writeKeys(
+        dir,
+        volume.projected.sources.map((source) =>
+          source.configMap
+            ? this.keyed('ConfigMap', { defaultMode: volume.projected?.defaultMode, ...source.configMap })
+            : source.secret
+              ? this.keyed('Secret', { defaultMode: volume.projected?.defaultMode, ...source.secret })
+              : (() => {
+                  throw new Error(`volume "${name}": only configMap and secret projections are emulated`);
+                })(),
+        ),
+      );
+    else if (!volume.emptyDir)
+      throw new Error(`volume "${name}": only emptyDir, configMap, secret and projected are emulated`);
     applyOwnership(dir, fsGroup);
     this.paths.set(name, dir);
     return dir;
   }
 
+  /** One source's files: its data, and which keys go where with which mode. */
+  private keyed(
+    kind: 'ConfigMap' | 'Secret',
+    source: { name: string; items?: readonly KeyToPath[]; defaultMode?: number | undefined },
+  ): { data: Record<string, string>; items: readonly KeyToPath[]; label: string } {
+    const data = (kind === 'ConfigMap' ? this.configMaps : this.secrets).get(source.name);
+    const label = `${kind} "${source.name}"`;
+    if (!data)
+      throw new Error(
+        kind === 'ConfigMap'
+          ? `${label} is not among the rendered objects`
+          : `${label}: no test value (pass it to PodVolumes)`,
+      );
+    const listed: readonly KeyToPath[] = source.items ?? Object.keys(data).map((key) => ({ key, path: key }));
+    const items = listed.map((item) => ({
+      ...item,
+      mode: item.mode ?? source.defaultMode ?? 0o644,
+    }));
+    return { data, items, label };
+  }
+
   /** The atomic writer's layout: `..<timestamp>/` with the files, `..data` → it, `<top>` → `..data/<top>`. */
-  private writeConfigMap(dir: string, source: NonNullable<PodVolume['configMap']>): void {
-    const data = this.configMaps.get(source.name);
-    if (!data) throw new Error(`ConfigMap "${source.name}" is not among the rendered objects`);
-    const items: readonly KeyToPath[] = source.items ?? Object.keys(data).map((key) => ({ key, path: key }));
+  private writeKeys(
+    dir: string,
+    sources: readonly { data: Record<string, string>; items: readonly KeyToPath[]; label: string }[],
+  ): void {
     const stamp = `..${new Date()
       .toISOString()
       .replace(/[-:T.Z]/g, '_')
@@ -139,15 +214,16 @@ export class PodVolumes {
     mkdirSync(payload, { mode: 0o755 });
     chmodSync(payload, 0o755);
     const tops = new Set<string>();
-    for (const item of items) {
-      const content = data[item.key];
-      if (content === undefined) throw new Error(`ConfigMap "${source.name}" has no key "${item.key}"`);
-      const file = join(payload, item.path);
-      mkdirSync(dirname(file), { recursive: true, mode: 0o755 });
-      writeFileSync(file, content);
-      chmodSync(file, item.mode ?? source.defaultMode ?? 0o644);
-      tops.add(item.path.split('/')[0] as string);
-    }
+    for (const { data, items, label } of sources)
+      for (const item of items) {
+        const content = data[item.key];
+        if (content === undefined) throw new Error(`${label} has no key "${item.key}"`);
+        const file = join(payload, item.path);
+        mkdirSync(dirname(file), { recursive: true, mode: 0o755 });
+        writeFileSync(file, content);
+        chmodSync(file, item.mode ?? 0o644);
+        tops.add(item.path.split('/')[0] as string);
+      }
     symlinkSync(stamp, join(dir, '..data'));
     for (const top of tops) symlinkSync(join('..data', top), join(dir, top));
   }
@@ -166,6 +242,8 @@ export interface RunOptions {
   readonly argv?: readonly string[];
   /** Working directory inside the container. */
   readonly cwd?: string;
+  /** argv prefix that enters the pod's network namespace (`ip netns exec <ns>`); default: the host's. */
+  readonly netns?: readonly string[];
   readonly timeoutMs?: number;
 }
 
@@ -261,8 +339,9 @@ export function containerScript(
         `mount --bind "$(readlink -f ${q(source)})" ${target}`,
       );
     else lines.push(`mkdir -p ${target}`, `mount --bind ${q(source)} ${target}`);
-    // ConfigMap volumes are always mounted read-only by the kubelet.
-    if (mount.readOnly || volume?.configMap) lines.push(`mount -o remount,bind,ro ${target}`);
+    // ConfigMap, Secret and projected volumes are always mounted read-only by the kubelet.
+    if (mount.readOnly || volume?.configMap || volume?.secret || volume?.projected)
+      lines.push(`mount -o remount,bind,ro ${target}`);
   }
   if (container.securityContext?.readOnlyRootFilesystem) lines.push('mount -o remount,ro "$R"');
   const argv = options.argv ?? [...(container.command ?? []), ...(container.args ?? [])];
@@ -306,7 +385,17 @@ export function startContainer(
   const newRoot = join(volumes.root, `..root-${containerName}`);
   mkdirSync(newRoot, { recursive: true });
   const script = containerScript(volumes, container, options, newRoot);
-  const child = spawn('unshare', ['--mount', '--propagation', 'private', 'bash', '-c', script], {
+  const argv = [
+    ...(options.netns ?? []),
+    'unshare',
+    '--mount',
+    '--propagation',
+    'private',
+    'bash',
+    '-c',
+    script,
+  ];
+  const child = spawn(argv[0] as string, argv.slice(1), {
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });

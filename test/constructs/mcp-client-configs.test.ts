@@ -93,6 +93,8 @@ describe('Claude Code managed files (/etc/claude-code)', () => {
       ],
       // The model route, in the file a workspace .claude/settings.json cannot override.
       env: { ANTHROPIC_BASE_URL: `${BROKER}/model-claude` },
+      // Pinned, so a workspace apiKeyHelper never runs (test/broker-e2e proves both with the real CLI).
+      apiKeyHelper: 'printenv ANTHROPIC_API_KEY',
     });
   });
 });
@@ -172,6 +174,8 @@ describe('Gemini CLI system settings (/etc/gemini-cli/settings.json)', () => {
       tools: { discoveryCommand: '', callCommand: '' },
       hooksConfig: { enabled: false },
       advanced: { ignoreLocalEnv: true },
+      // With GOOGLE_GEMINI_BASE_URL alone Gemini CLI picks its "gateway" auth type, which `gemini -p` refuses.
+      security: { auth: { selectedType: 'gemini-api-key' } },
       general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
     });
   });

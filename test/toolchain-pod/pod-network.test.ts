@@ -75,6 +75,8 @@ describe('a toolchain pod on a pod network: the real server with its rendered co
             type: 'claude',
             image: { repository: 'ghcr.io/example/claude', tag: '1' },
             port: 8080,
+            // The broker is on by default: the model key is the broker's.
+            model: { apiKeySecret: { name: 'claude-key', key: 'api-key' } },
           },
         ],
         toolchains: [

@@ -7,9 +7,9 @@
  * the Service's virtual IP are the parts emulated). Needs root, as CI runs; nothing touches the host's
  * own network namespace.
  */
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Namespaces } from '../support/netns.ts';
 
 export interface PodNetwork {
   readonly toolchainNamespace: string;
@@ -28,70 +28,37 @@ export interface PodNetwork {
   remove(): void;
 }
 
-function ip(...args: string[]): void {
-  execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
 export function createPodNetwork(): PodNetwork {
-  // Unique per test process; interface names stay within 15 characters.
-  const id = `${process.pid.toString(36)}${Math.floor(Math.random() * 36 ** 2).toString(36)}`;
-  const toolchainNamespace = `ty-${id}-tc`;
-  const agentNamespace = `ty-${id}-agent`;
   const subnet = `10.244.${100 + (process.pid % 150)}`;
   const toolchainPodIp = `${subnet}.7`;
   const agentPodIp = `${subnet}.8`;
-  const toolchainLink = `ty${id}t`.slice(0, 15);
-  const agentLink = `ty${id}a`.slice(0, 15);
-  const remove = () => {
-    for (const ns of [toolchainNamespace, agentNamespace]) {
-      try {
-        ip('netns', 'del', ns);
-      } catch {
-        // not created
-      }
-    }
-  };
+  const namespaces = new Namespaces(['tc', 'agent']);
   try {
-    ip('netns', 'add', toolchainNamespace);
-    ip('netns', 'add', agentNamespace);
-    ip('link', 'add', toolchainLink, 'type', 'veth', 'peer', 'name', agentLink);
-    ip('link', 'set', toolchainLink, 'netns', toolchainNamespace);
-    ip('link', 'set', agentLink, 'netns', agentNamespace);
-    for (const [ns, link, address] of [
-      [toolchainNamespace, toolchainLink, toolchainPodIp],
-      [agentNamespace, agentLink, agentPodIp],
-    ] as const) {
-      ip('-n', ns, 'addr', 'add', `${address}/24`, 'dev', link);
-      ip('-n', ns, 'link', 'set', link, 'up');
-      ip('-n', ns, 'link', 'set', 'lo', 'up');
-    }
+    namespaces.link({ a: ['tc', `${toolchainPodIp}/24`], b: ['agent', `${agentPodIp}/24`] });
   } catch (error) {
-    remove();
-    throw new Error(
-      `cannot create the pods' network namespaces (this test needs root and iproute2): ${(error as Error).message}`,
-    );
+    namespaces.remove();
+    throw error;
   }
+  const toolchainNamespace = namespaces.name('tc');
+  const agentNamespace = namespaces.name('agent');
   return {
     toolchainNamespace,
     agentNamespace,
     toolchainPodIp,
     agentPodIp,
-    inToolchainPod: (command) => ['ip', 'netns', 'exec', toolchainNamespace, ...command],
-    inAgentPod: (command, hostsFile) => [
-      'ip',
-      'netns',
-      'exec',
-      agentNamespace,
-      'unshare',
-      '--mount',
-      '--propagation',
-      'private',
-      'sh',
-      '-c',
-      'mount --bind "$0" /etc/hosts && exec "$@"',
-      hostsFile,
-      ...command,
-    ],
+    inToolchainPod: (command) => namespaces.exec('tc', command),
+    inAgentPod: (command, hostsFile) =>
+      namespaces.exec('agent', [
+        'unshare',
+        '--mount',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        'mount --bind "$0" /etc/hosts && exec "$@"',
+        hostsFile,
+        ...command,
+      ]),
     writeHosts: (dir, names) => {
       const file = join(dir, 'hosts');
       const lines = [
@@ -101,6 +68,6 @@ export function createPodNetwork(): PodNetwork {
       writeFileSync(file, `${lines.join('\n')}\n`);
       return file;
     },
-    remove,
+    remove: () => namespaces.remove(),
   };
 }
