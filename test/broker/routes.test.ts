@@ -264,6 +264,11 @@ describe('broker routes', () => {
     ['an encoded dot', 'GET /anthropic/%2e%2e/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
     ['an encoded slash', 'GET /anthropic/a%2Fb HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
     ['a dot-dot segment', 'GET /anthropic/../gemini/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 400],
+    [
+      'a dot-dot segment with a path parameter',
+      'GET /anthropic/..;x/admin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+      400,
+    ],
     ['a duplicate Host', 'GET /anthropic/x HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n', 400],
     [
       'Content-Length with Transfer-Encoding',
@@ -343,6 +348,78 @@ describe('broker routes', () => {
       await b.close();
       await rogue.close();
       other.cleanup();
+    }
+  });
+
+  it('refuses an upstream whose certificate, from a trusted CA, names another host', async () => {
+    const other = ca.issue(['other.example']);
+    const wrong = await startUpstream({ ...ca, cert: other.cert, key: other.key }, (_q, s) => s.end('wrong'));
+    const b = await startBroker(
+      {
+        extraCaFile: ca.caFile,
+        routes: [
+          { name: 'anthropic', kind: 'model', upstream: wrong.origin, credential: { header: 'x-api-key' } },
+        ],
+        callers: [{ name: 'claude', routes: ['anthropic'] }],
+      },
+      { tokens: { claude: CLAUDE_TOKEN }, keys: { anthropic: ANTHROPIC_KEY } },
+    );
+    try {
+      const response = await fetch(`${b.url}/anthropic/v1/messages`, {
+        headers: { 'x-api-key': CLAUDE_TOKEN },
+      });
+      const text = await response.text();
+      assert.equal(response.status, 502);
+      assert.match(text, /ERR_TLS_CERT_ALTNAME_INVALID/);
+      assertNoSecret(text, 'the error body');
+    } finally {
+      await b.close();
+      await wrong.close();
+    }
+  });
+
+  it('forwards to a plain-HTTP upstream only when the route says insecureHttp', async () => {
+    const { createServer } = await import('node:http');
+    let seenKey: string | undefined;
+    const paths: string[] = [];
+    const plain = createServer((q, s) => {
+      seenKey = q.headers['x-api-key'] as string;
+      paths.push(q.url ?? '');
+      s.end('plain ok');
+    });
+    await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
+    const port = (plain.address() as { port: number }).port;
+    const b = await startBroker(
+      {
+        routes: [
+          {
+            name: 'double',
+            kind: 'gateway',
+            upstream: `http://127.0.0.1:${port}/mcp`,
+            insecureHttp: true,
+            credential: { header: 'x-api-key' },
+          },
+        ],
+        callers: [{ name: 'claude', routes: ['double'] }],
+      },
+      { tokens: { claude: CLAUDE_TOKEN }, keys: { double: ANTHROPIC_KEY } },
+    );
+    try {
+      const response = await fetch(`${b.url}/double`, {
+        headers: { authorization: `Bearer ${CLAUDE_TOKEN}` },
+      });
+      assert.equal(response.status, 200);
+      assert.equal(await response.text(), 'plain ok');
+      assert.equal(seenKey, ANTHROPIC_KEY);
+      await (
+        await fetch(`${b.url}/double/sessions/1?x=1`, {
+          headers: { authorization: `Bearer ${CLAUDE_TOKEN}` },
+        })
+      ).text();
+      assert.deepEqual(paths, ['/mcp', '/mcp/sessions/1?x=1']);
+    } finally {
+      await b.close();
+      plain.close();
     }
   });
 

@@ -100,6 +100,15 @@ export async function main(argv: readonly string[]): Promise<void> {
     fail(`cannot listen: ${(error as Error).message}`, 1);
   }
   log({ event: 'listening', port, healthPort });
+  if (
+    config.listen.allowedHosts.length === 0 &&
+    !['127.0.0.1', '::1', 'localhost'].includes(config.listen.host)
+  )
+    log({
+      event: 'warning',
+      message:
+        'listen.allowedHosts is empty: requests naming the broker by its Service name get 403 TOOLYARD_BROKER_HOST_HEADER; list the Service names there',
+    });
   log({
     event: 'broker-config',
     agent: config.agent,

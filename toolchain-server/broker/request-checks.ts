@@ -72,7 +72,8 @@ export function splitTarget(url: string | undefined): { segments: string[]; quer
   if (/[\u0000-\u001f\u007f#]/.test(path))
     throw new BrokerError('TOOLYARD_BROKER_BAD_REQUEST', 'the path holds a control character or "#"');
   const segments = path.slice(1).split('/');
-  if (segments.some((s) => s === '.' || s === '..'))
+  // `..;x` is `..` to servers that strip path parameters (Tomcat, Spring): refused like `..` itself.
+  if (segments.some((s) => /^\.{1,2}(;.*)?$/.test(s)))
     throw new BrokerError('TOOLYARD_BROKER_BAD_REQUEST', 'the path holds a "." or ".." segment');
   return { segments, query };
 }

@@ -145,7 +145,8 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
 
   const upstream = new URL(routeConfig.upstream);
   const basePath = upstream.pathname.replace(/\/+$/, '');
-  const path = `${basePath}/${rest.join('/')}` || '/';
+  // `/<route>` is the upstream's base path itself (`https://gw.example/mcp`), `/<route>/x` is under it.
+  const path = rest.length === 0 ? basePath || '/' : `${basePath}/${rest.join('/')}`;
   outcome.target = upstream.origin;
   outcome.rule = `route:${route}`;
   outcome.path = path;
