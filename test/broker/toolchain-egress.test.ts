@@ -71,6 +71,15 @@ describe('toolchain children through the broker', { skip: hasCurl ? false : 'cur
     ca?.cleanup();
   });
 
+  const auditLine = async (match: (line: Record<string, unknown>) => boolean) => {
+    for (let i = 0; i < 100; i++) {
+      const line = broker.audits().findLast(match);
+      if (line) return line;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return undefined;
+  };
+
   const fetchVia = async (host: string) => {
     const result = await toolchain.callTool('exec_allowed', {
       command: ['sh', 'fetch.sh', host],
@@ -83,7 +92,8 @@ describe('toolchain children through the broker', { skip: hasCurl ? false : 'cur
     const out = await fetchVia('registry.example');
     assert.equal(out.exitCode, 0, out.stderr);
     assert.equal(out.stdout, `package from registry.example:${port}`);
-    const audit = broker.audits().findLast((a) => a.kind === 'connect' && a.decision === 'allowed');
+    // The tunnel's line is written once both sides have closed, which may be just after curl exits.
+    const audit = await auditLine((a) => a.kind === 'connect' && a.decision === 'allowed');
     assert.equal(audit?.caller, 'toolchain-rust');
     assert.equal(audit?.target, `registry.example:${port}`);
   });
@@ -92,7 +102,7 @@ describe('toolchain children through the broker', { skip: hasCurl ? false : 'cur
     const out = await fetchVia('unlisted.example');
     assert.notEqual(out.exitCode, 0);
     assert.match(out.stderr, /403/);
-    const audit = broker.audits().findLast((a) => a.target === `unlisted.example:${port}`);
+    const audit = await auditLine((a) => a.target === `unlisted.example:${port}`);
     assert.equal(audit?.code, 'TOOLYARD_BROKER_HOST_NOT_ALLOWED');
     assert.equal(audit?.caller, 'toolchain-rust');
   });
