@@ -1,7 +1,7 @@
 /**
  * `npm run bench:chart`: for each example and for a 50-toolchain spec, the time to generate the Helm chart
- * (renderAgent + generateChart) and to render it with the `helm template` stand-in (test/helm-template; one
- * process per render, so process start-up is included), next to `toolyard synth` (renderAgent +
+ * (renderAgent + generateChart) and to render it with the real `helm template` of Helm 3 and Helm 4 (one process
+ * per render, so process start-up is included), next to `toolyard synth` (renderAgent +
  * toYamlDocuments) for the same spec — one run each, in one process. Also checks the rendered chart equals
  * synth (parity), so the figures are for correct output. A benchmark, not a test: it prints and exits 0.
  */
@@ -15,13 +15,14 @@ import { checkSpecText } from '../constructs/src/check-spec-text.ts';
 import { renderAgent, toYamlDocuments } from '../constructs/src/render.ts';
 import type { ToolyardAgent } from '../schema/src/types.generated.ts';
 import {
+  HELM_MAJORS,
   helmTemplate,
-  helmTemplateBinary,
   identity,
   parseManifests,
   withoutHelmLabels,
   writeChart,
 } from '../test/chart/support.ts';
+import { requireHelm } from '../test/helm/helm-binaries.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const EXAMPLES = ['polyglot-reviewer', 'web-infra', 'cluster-operator'];
@@ -69,7 +70,7 @@ const cases: [string, ToolyardAgent][] = EXAMPLES.map((name) => {
 });
 cases.push(['50 toolchains', fiftyToolchains()]);
 
-helmTemplateBinary(); // build (or reuse) the stand-in before any clock starts
+for (const major of HELM_MAJORS) requireHelm(major); // installed by `npm run helm`, before any clock starts
 // Warm up module-level work (cdk8s, yaml) once so the first case is not charged for it.
 generateChart(renderAgent(cases[0]![1]));
 
@@ -77,9 +78,15 @@ console.log(
   `bench:chart — one run each; Node ${process.version}, ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'}`,
 );
 console.log(
-  ['spec', 'objects', 'synth ms', 'generate ms', 'chart files', 'template KiB', 'render ms (stand-in)'].join(
-    ' | ',
-  ),
+  [
+    'spec',
+    'objects',
+    'synth ms',
+    'generate ms',
+    'chart files',
+    'template KiB',
+    ...HELM_MAJORS.map((m) => `helm ${m} template ms`),
+  ].join(' | '),
 );
 for (const [name, agent] of cases) {
   let start = process.hrtime.bigint();
@@ -92,18 +99,24 @@ for (const [name, agent] of cases) {
   const generateMs = ms(start);
 
   const dir = writeChart(chart);
-  start = process.hrtime.bigint();
-  const rendered = helmTemplate(dir, { release: chart.name, namespace: synthResult.plan.namespace });
-  const renderMs = ms(start);
-  assert.ok(rendered.ok, rendered.stderr);
-
-  const helm = new Map(parseManifests(rendered.stdout).map((o) => [identity(o), withoutHelmLabels(o)]));
-  for (const object of synthResult.objects) {
-    assert.equal(
-      toYamlDocuments([helm.get(identity(object))!]),
-      toYamlDocuments([object]),
-      `${name}: parity`,
-    );
+  const renderMs: string[] = [];
+  for (const major of HELM_MAJORS) {
+    start = process.hrtime.bigint();
+    const rendered = helmTemplate(dir, {
+      helm: major,
+      release: chart.name,
+      namespace: synthResult.plan.namespace,
+    });
+    renderMs.push(ms(start).toFixed(1));
+    assert.ok(rendered.ok, rendered.stderr);
+    const helm = new Map(parseManifests(rendered.stdout).map((o) => [identity(o), withoutHelmLabels(o)]));
+    for (const object of synthResult.objects) {
+      assert.equal(
+        toYamlDocuments([helm.get(identity(object))!]),
+        toYamlDocuments([object]),
+        `${name}: parity with Helm ${major}`,
+      );
+    }
   }
   const templateBytes = [...chart.files]
     .filter(([p]) => p.startsWith('templates/'))
@@ -117,7 +130,7 @@ for (const [name, agent] of cases) {
       generateMs.toFixed(1),
       chart.files.size,
       (templateBytes / 1024).toFixed(1),
-      renderMs.toFixed(1),
+      ...renderMs,
     ].join(' | '),
   );
 }

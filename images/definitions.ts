@@ -15,6 +15,14 @@ import { TOOLCHAIN_CONFIG_FILE } from '../constructs/src/toolchain-config.ts';
 import { BROKER_BUNDLE_FILE, BROKER_CMD, brokerCommand } from '../toolchain-server/broker/launch.ts';
 import { serverCommand } from '../toolchain-server/src/launch.ts';
 
+/**
+ * The architectures of every image: one OCI image index per image, with a manifest for each. Root filesystems for
+ * a foreign architecture are built under qemu-user (binfmt_misc), Node comes from the npm registry per
+ * architecture, and the server bundle is the same JavaScript in every one.
+ */
+export const ARCHITECTURES = ['amd64', 'arm64'] as const;
+export type Architecture = (typeof ARCHITECTURES)[number];
+
 /** Debian release of every image: the current stable, for current language toolchains from Debian itself. */
 export const DEBIAN_SUITE = 'trixie';
 
@@ -191,8 +199,8 @@ export function imageNamed(name: string): ImageDefinition {
 
 export interface ImageMetadata {
   readonly version: string;
-  /** Commit the image was built from (`org.opencontainers.image.revision`). */
-  readonly revision: string;
+  /** Commit the image was built from (`org.opencontainers.image.revision`); none for a label-less build. */
+  readonly revision: string | undefined;
   /** Repository URL (`org.opencontainers.image.source`). */
   readonly source: string;
   /** RFC 3339 time of the commit: the image's `created`, so a rebuild of the same commit is identical. */
@@ -206,7 +214,7 @@ export function imageLabels(image: ImageDefinition, meta: ImageMetadata): Record
     'org.opencontainers.image.created': meta.created,
     'org.opencontainers.image.description': image.description,
     'org.opencontainers.image.licenses': meta.license,
-    'org.opencontainers.image.revision': meta.revision,
+    ...(meta.revision ? { 'org.opencontainers.image.revision': meta.revision } : {}),
     'org.opencontainers.image.source': meta.source,
     'org.opencontainers.image.title': image.title,
     'org.opencontainers.image.version': meta.version,

@@ -64,10 +64,12 @@ export default defineConfig({
           label: 'Guides',
           items: [
             { slug: 'guides/gitops-cdk8s' },
+            { slug: 'guides/review-and-fleet' },
             { slug: 'guides/helm-chart' },
             { slug: 'guides/backend-images' },
             { slug: 'guides/bring-your-own-toolchain-image' },
-            { slug: 'guides/security-model' },
+            // docs/security-model.md, generated (site/scripts/generate.ts IN_MAIN_NAVIGATION).
+            { slug: 'in-depth/security-model', label: 'Security model' },
             { slug: 'guides/network-model' },
           ],
         },

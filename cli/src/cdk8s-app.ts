@@ -7,12 +7,14 @@
 import { App, Chart } from 'cdk8s';
 import { Agent } from '../../constructs/src/agent.ts';
 import { formatSpecError } from '../../schema/src/load.ts';
+import { count } from './counts.ts';
 import { readSpecs } from './read-specs.ts';
+import { formatWarning } from './render-specs.ts';
 
 const { specs, errors } = await readSpecs([process.env['TOOLYARD_SPECS'] ?? 'examples']);
 if (errors.length > 0) {
   for (const error of errors) console.error(formatSpecError(error));
-  console.error(`${errors.length} error(s); nothing was synthesized.`);
+  console.error(`${count(errors.length, 'error')}; nothing was synthesized.`);
   process.exit(1);
 }
 
@@ -20,7 +22,6 @@ const app = new App();
 for (const spec of specs) {
   const chart = new Chart(app, spec.agent.metadata.name, { disableResourceNameHashes: true });
   const agent = new Agent(chart, 'agent', spec.agent);
-  for (const warning of agent.warnings)
-    console.error(`warning: ${spec.file}:${spec.lineOf(warning.path)}: ${warning.path}: ${warning.message}`);
+  for (const warning of agent.warnings) console.error(formatWarning(spec, warning));
 }
 app.synth();

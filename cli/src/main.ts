@@ -4,6 +4,7 @@
  * Run directly (`node cli/src/main.ts …`, which `npm run toolyard -- …` does) it is the CLI itself.
  */
 import { closestMatch } from '../../schema/src/suggest.ts';
+import { PACKAGE_VERSION } from '../../toolchain-server/src/package-version.generated.ts';
 import { chartCommand, chartUsage } from './commands/chart.ts';
 import { diffCommand, diffUsage } from './commands/diff.ts';
 import { explainCommand, explainUsage } from './commands/explain.ts';
@@ -16,6 +17,8 @@ import { UsageError } from './usage-error.ts';
 export interface Command {
   readonly summary: string;
   readonly usage: string;
+  /** `--version VALUE` is one of the command's own options (chart's, kept from before --chart-version). */
+  readonly versionTakesValue?: boolean;
   run(argv: readonly string[], io: Io): Promise<number>;
 }
 
@@ -26,7 +29,12 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     run: validateCommand,
   },
   synth: { summary: 'render specs to Kubernetes manifests', usage: synthUsage, run: synthCommand },
-  chart: { summary: 'generate a Helm chart from specs', usage: chartUsage, run: chartCommand },
+  chart: {
+    summary: 'generate a Helm chart from specs',
+    usage: chartUsage,
+    run: chartCommand,
+    versionTakesValue: true,
+  },
   explain: {
     summary: 'show what is generated for a spec, and why',
     usage: explainUsage,
@@ -54,7 +62,7 @@ Turns toolyard Agent specs (toolyard.dev/v1alpha1) into Kubernetes manifests.
 Commands:
 ${lines.join('\n')}
 
-Run "toolyard <command> --help" for a command's options.`;
+Run "toolyard <command> --help" for a command's options, "toolyard --version" for the version.`;
 }
 
 export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
@@ -65,6 +73,10 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
   }
   if (name === '--help' || name === '-h' || name === 'help') {
     io.stdout(generalUsage());
+    return 0;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout(versionLine());
     return 0;
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
@@ -78,6 +90,10 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     io.stdout(command.usage);
     return 0;
   }
+  if (asksForVersion(rest, command)) {
+    io.stdout(versionLine());
+    return 0;
+  }
   try {
     return await command.run(rest, io);
   } catch (error) {
@@ -87,6 +103,20 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     }
     throw error;
   }
+}
+
+export function versionLine(): string {
+  return `toolyard ${PACKAGE_VERSION}`;
+}
+
+/** `--version` (or `-V`) anywhere, except where a command takes `--version VALUE` and a value follows. */
+function asksForVersion(argv: readonly string[], command: Command): boolean {
+  return argv.some((arg, i) => {
+    if (arg === '-V') return true;
+    if (arg !== '--version') return false;
+    const next = argv[i + 1];
+    return !command.versionTakesValue || next === undefined || next.startsWith('-');
+  });
 }
 
 /** node:util's parseArgs explains an unknown option at length; say it briefly, with a suggestion. */

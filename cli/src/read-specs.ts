@@ -24,13 +24,27 @@ export async function readSpecs(paths: readonly string[]): Promise<ReadSpecsResu
     try {
       sources.push({ file, text: await readFile(file, 'utf8') });
     } catch (error) {
-      const reason =
-        (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-      errors.push({ file, line: 0, path: '/', message: `cannot read spec: ${reason}` });
+      errors.push(unreadable(file, error as NodeJS.ErrnoException));
     }
   }
   const checked = checkSpecSources(sources);
   return { specs: checked.specs, errors: [...errors, ...checked.errors] };
+}
+
+/** A spec file that cannot be read, as a problem of the whole file that says why. */
+export function unreadable(file: string, error: NodeJS.ErrnoException): SpecError {
+  const reasons: Record<string, string> = {
+    ENOENT: 'not found',
+    EACCES: 'not readable (permission denied)',
+    EISDIR: 'a directory',
+    ENOTDIR: 'not found (a part of the path is a file)',
+  };
+  return {
+    file,
+    line: 0,
+    path: '',
+    message: reasons[error.code ?? ''] ?? `cannot be read: ${error.message}`,
+  };
 }
 
 /** Checks spec texts: each against the schema and semantic rules, and agent names unique across them. */

@@ -1,9 +1,16 @@
 /** Reads, checks and renders spec files for commands that write output; reports problems and warnings. */
 import { AgentSpecError } from '../../constructs/src/agent-spec-error.ts';
+import type { RenderWarning } from '../../constructs/src/effective-egress.ts';
 import { type RenderResult, renderAgent } from '../../constructs/src/render.ts';
 import { formatSpecError, type LoadedSpec } from '../../schema/src/load.ts';
+import { count } from './counts.ts';
 import type { Io } from './io.ts';
 import { type ReadSpecsResult, readSpecs } from './read-specs.ts';
+
+/** `warning: file:line: /path: message`, as every command prints a render warning. */
+export function formatWarning(spec: LoadedSpec, warning: RenderWarning): string {
+  return `warning: ${spec.file}:${spec.lineOf(warning.path)}: ${warning.path}: ${warning.message}`;
+}
 
 export interface RenderedSpec {
   readonly spec: LoadedSpec;
@@ -26,7 +33,7 @@ export function renderCheckedSpecs(
 ): RenderedSpec[] | undefined {
   if (errors.length > 0) {
     for (const error of errors) io.stderr(formatSpecError(error));
-    io.stderr(`${errors.length} error(s); ${outcome}`);
+    io.stderr(`${count(errors.length, 'error')}; ${outcome}`);
     return undefined;
   }
   const results: RenderedSpec[] = [];
@@ -42,7 +49,7 @@ export function renderCheckedSpecs(
       return undefined;
     }
     for (const warning of rendered.warnings) {
-      io.stderr(`warning: ${spec.file}:${spec.lineOf(warning.path)}: ${warning.path}: ${warning.message}`);
+      io.stderr(formatWarning(spec, warning));
     }
     results.push({ spec, rendered });
   }

@@ -3,17 +3,19 @@
  * plus `dist/images/images.json` (names, tags, digests). Two layers each: the Debian root filesystem (cached by
  * package list, images/src/rootfs.ts) and /opt/toolyard — the pinned Node runtime from the npm registry and
  * the image's program bundle (the toolchain server's, or the broker's) — which is the same blob in every image
- * of one program. No Docker daemon, no registry pull.
+ * of one program and architecture. No Docker daemon, no registry pull.
  */
 import { execFile } from 'node:child_process';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { nodeRuntime, pinnedNodeVersion } from '../../release/src/node-runtime.ts';
+import { nodePackageName, nodeRuntime, pinnedNodeVersion } from '../../release/src/node-runtime.ts';
 import { bundle, bundleBroker } from '../../toolchain-server/scripts/bundle.ts';
 import { SERVER_BUNDLE_DIR } from '../../toolchain-server/src/launch.ts';
 import {
   ACCOUNT_SETUP,
+  ARCHITECTURES,
+  type Architecture,
   DEBIAN_SUITE,
   IMAGE_USER,
   IMAGES,
@@ -26,8 +28,16 @@ import {
   imageRepository,
   SLIM_DPKG_FILTERS,
 } from '../definitions.ts';
-import { ociArchitecture, reproducibleTarFlags, type WrittenImage, writeImageArchive } from './oci-layout.ts';
+import { nodeArchitecture } from './architectures.ts';
+import {
+  type PlatformImage,
+  reproducibleTarFlags,
+  type WrittenImage,
+  writeImageArchive,
+} from './oci-layout.ts';
 import { debianRootfs, gzipLayer, type LayerBlob } from './rootfs.ts';
+import { installedPackages, spdxDocument } from './sbom.ts';
+import { sourceMetadata } from './source-metadata.ts';
 
 const run = promisify(execFile);
 
@@ -36,38 +46,47 @@ export interface BuiltImage extends WrittenImage {
   readonly repository: string;
   /** `<repository>:<tag>` */
   readonly reference: string;
-  readonly platform: string;
+  /** `linux/amd64`, `linux/arm64`: the manifests of the image index. */
+  readonly platforms: readonly string[];
+  /** The SPDX SBOM file of each architecture. */
+  readonly sboms: Readonly<Record<string, string>>;
   readonly rootfsFromCache: boolean;
 }
 
-/** Version, commit and source of the checkout: the same commit always gives the same metadata. */
+/**
+ * Version, commit and source of the sources (a git checkout or a source archive, see source-metadata.ts): the
+ * same sources always give the same metadata.
+ */
 export async function imageMetadata(root: string): Promise<ImageMetadata & { epoch: number }> {
   const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
     version: string;
     license: string;
     repository: { url: string };
   };
-  const git = async (...args: string[]) => (await run('git', args, { cwd: root })).stdout.trim();
-  const epoch = Number(await git('log', '-1', '--format=%ct'));
+  const { epoch, revision } = await sourceMetadata(root);
   return {
     version: pkg.version,
     license: pkg.license,
     source: pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, ''),
-    revision: await git('rev-parse', 'HEAD'),
+    revision,
     created: new Date(epoch * 1000).toISOString().replace(/\.000Z$/, 'Z'),
     epoch,
   };
 }
 
-/** The /opt/toolyard layer: bin/node, the program's bundle and Node's licence, root-owned and read-only. */
+/**
+ * The /opt/toolyard layer of one program and architecture: bin/node (that architecture's), the program's bundle
+ * and Node's licence, root-owned and read-only.
+ */
 async function serverLayer(
   root: string,
   work: string,
   epoch: number,
+  architecture: Architecture,
   program: ImageProgram,
 ): Promise<LayerBlob> {
-  const runtime = await nodeRuntime(pinnedNodeVersion(root));
-  const tree = join(work, `${program.name}-layer`);
+  const runtime = await nodeRuntime(pinnedNodeVersion(root), nodeArchitecture(architecture));
+  const tree = join(work, `${program.name}-layer-${architecture}`);
   const opt = join(tree, SERVER_BUNDLE_DIR);
   await mkdir(join(opt, 'bin'), { recursive: true });
   await copyFile(runtime.bin, join(opt, 'bin', 'node'));
@@ -75,56 +94,99 @@ async function serverLayer(
   await copyFile(runtime.license, join(opt, 'LICENSE.node'));
   await run('chmod', ['-R', 'u=rwX,go=rX', tree]);
   await chmod(join(opt, 'bin', 'node'), 0o755);
-  const tar = join(work, `${program.name}-layer.tar`);
+  const tar = join(work, `${program.name}-layer-${architecture}.tar`);
   const top = SERVER_BUNDLE_DIR.split('/').filter(Boolean)[0]!;
   await run('tar', ['--create', `--file=${tar}`, ...reproducibleTarFlags(epoch), '-C', tree, top]);
-  return gzipLayer(tar, join(work, `${program.name}-layer.tar.gz`));
+  return gzipLayer(tar, join(work, `${program.name}-layer-${architecture}.tar.gz`));
 }
 
 async function buildOne(
+  root: string,
   image: ImageDefinition,
-  server: LayerBlob,
+  servers: ReadonlyMap<Architecture, LayerBlob>,
   meta: ImageMetadata & { epoch: number },
   outDir: string,
   log: (line: string) => void,
 ): Promise<BuiltImage> {
   const program = imageProgram(image);
-  const rootfs = await debianRootfs(
-    { suite: DEBIAN_SUITE, packages: image.packages, dpkgFilters: SLIM_DPKG_FILTERS, setup: ACCOUNT_SETUP },
-    log,
-  );
+  const platforms: PlatformImage[] = [];
+  const sboms: Record<string, string> = {};
+  let fromCache = true;
+  for (const [architecture, server] of servers) {
+    const rootfs = await debianRootfs(
+      {
+        suite: DEBIAN_SUITE,
+        architecture,
+        packages: image.packages,
+        dpkgFilters: SLIM_DPKG_FILTERS,
+        setup: ACCOUNT_SETUP,
+      },
+      log,
+    );
+    fromCache &&= !rootfs.built;
+    const { stdout: status } = await run('tar', ['-xOf', rootfs.tar, './var/lib/dpkg/status'], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const sbom = join(outDir, `${image.name}-${architecture}.spdx.json`);
+    await writeFile(
+      sbom,
+      spdxDocument({
+        reference: `${imageRepository(image)}:${meta.version}`,
+        architecture,
+        suite: DEBIAN_SUITE,
+        created: meta.created,
+        packages: installedPackages(status),
+        node: {
+          npmPackage: nodePackageName('linux', nodeArchitecture(architecture)),
+          version: pinnedNodeVersion(root),
+        },
+        toolyardVersion: meta.version,
+      }),
+    );
+    sboms[architecture] = sbom;
+    platforms.push({
+      architecture,
+      layers: [
+        {
+          blob: rootfs.layer,
+          createdBy:
+            `mmdebstrap --variant=minbase --architectures=${architecture} ${DEBIAN_SUITE} ${image.packages.join(' ')}`.trim(),
+        },
+        {
+          blob: server,
+          createdBy: `toolyard: ${SERVER_BUNDLE_DIR} (${program.layerDescription})`,
+        },
+      ],
+      config: {
+        user: `${IMAGE_USER.id}:${IMAGE_USER.id}`,
+        env: imageEnv(image),
+        entrypoint: [...program.entrypoint],
+        cmd: [...program.cmd],
+        workingDir: IMAGE_USER.workspace,
+        labels: imageLabels(image, meta),
+      },
+    });
+  }
   const written = await writeImageArchive({
     archive: join(outDir, `${image.name}.oci.tar`),
     tag: meta.version,
     created: meta.created,
     epoch: meta.epoch,
-    layers: [
-      {
-        blob: rootfs.layer,
-        createdBy: `mmdebstrap --variant=minbase ${DEBIAN_SUITE} ${image.packages.join(' ')}`.trim(),
-      },
-      { blob: server, createdBy: `toolyard: ${SERVER_BUNDLE_DIR} (${program.layerDescription})` },
-    ],
-    config: {
-      user: `${IMAGE_USER.id}:${IMAGE_USER.id}`,
-      env: imageEnv(image),
-      entrypoint: [...program.entrypoint],
-      cmd: [...program.cmd],
-      workingDir: IMAGE_USER.workspace,
-      labels: imageLabels(image, meta),
-    },
+    platforms,
+    annotations: imageLabels(image, meta),
   });
   const repository = imageRepository(image);
   log(
-    `${image.name}: ${repository}:${written.tag}@${written.digest} (${(written.archiveSize / 2 ** 20).toFixed(0)} MiB)`,
+    `${image.name}: ${repository}:${written.tag}@${written.digest} [${platforms.map((p) => p.architecture).join(', ')}] (${(written.archiveSize / 2 ** 20).toFixed(0)} MiB)`,
   );
   return {
     ...written,
     name: image.name,
     repository,
     reference: `${repository}:${written.tag}`,
-    platform: `linux/${ociArchitecture()}`,
-    rootfsFromCache: !rootfs.built,
+    platforms: platforms.map((p) => `linux/${p.architecture}`),
+    sboms,
+    rootfsFromCache: fromCache,
   };
 }
 
@@ -150,6 +212,8 @@ export async function buildImages(options: {
   readonly root: string;
   readonly outDir: string;
   readonly images?: readonly ImageDefinition[];
+  /** Default: every architecture of ARCHITECTURES. */
+  readonly architectures?: readonly Architecture[];
   readonly log?: (line: string) => void;
 }): Promise<BuiltImage[]> {
   const log = options.log ?? (() => {});
@@ -157,22 +221,47 @@ export async function buildImages(options: {
   await mkdir(options.outDir, { recursive: true });
   const work = await mkdtemp(join(options.outDir, '.work-'));
   try {
+    const architectures = options.architectures ?? ARCHITECTURES;
     const images = options.images ?? IMAGES;
-    const layers = new Map<string, LayerBlob>();
-    for (const program of new Set(images.map(imageProgram)))
-      layers.set(program.name, await serverLayer(options.root, work, meta.epoch, program));
+    // One /opt/toolyard layer per program and architecture, shared by every image of that program.
+    const layers = new Map<string, Map<Architecture, LayerBlob>>();
+    for (const program of new Set(images.map(imageProgram))) {
+      const servers = new Map<Architecture, LayerBlob>();
+      for (const architecture of architectures)
+        servers.set(architecture, await serverLayer(options.root, work, meta.epoch, architecture, program));
+      layers.set(program.name, servers);
+    }
     // Two at a time: building a root filesystem waits on the mirror as much as on the CPU.
     const built = await inParallel(images, 2, (image) =>
-      buildOne(image, layers.get(imageProgram(image).name)!, meta, options.outDir, log),
+      buildOne(options.root, image, layers.get(imageProgram(image).name)!, meta, options.outDir, log),
     );
     const manifest = built.map(
-      ({ name, repository, tag, reference, digest, platform, archive, archiveSha256, archiveSize }) => ({
+      ({
         name,
         repository,
         tag,
         reference,
         digest,
-        platform,
+        manifests,
+        platforms,
+        sboms,
+        archive,
+        archiveSha256,
+        archiveSize,
+      }) => ({
+        name,
+        repository,
+        tag,
+        reference,
+        digest,
+        platforms,
+        manifests,
+        sboms: Object.fromEntries(
+          Object.entries(sboms).map(([architecture, file]) => [
+            architecture,
+            file.slice(options.outDir.length + 1),
+          ]),
+        ),
         archive: archive.slice(options.outDir.length + 1),
         archiveSha256,
         archiveSize,

@@ -1,7 +1,7 @@
 /**
  * Writes OCI image archives (image-spec v1: an image layout — `oci-layout`, `index.json`, `blobs/sha256/…` —
- * in one tar, what `skopeo copy oci-archive:…` and `umoci` read). Every byte is a function of the layers and
- * the config: fixed mtimes and ownership in the tars, `created` from the commit, sorted JSON keys nowhere
+ * in one tar, what `skopeo copy oci-archive:…` and `umoci` read), one image index per image over a manifest per
+ * architecture. Every byte is a function of the layers and the configs: fixed mtimes and ownership in the tars, `created` from the commit, sorted JSON keys nowhere
  * needed because objects are built in a fixed order.
  */
 import { execFile } from 'node:child_process';
@@ -34,20 +34,6 @@ export function reproducibleTarFlags(epoch: number): string[] {
   ];
 }
 
-/** OCI platform names of Node's architectures. */
-export function ociArchitecture(arch = process.arch): string {
-  const names: Record<string, string> = {
-    x64: 'amd64',
-    arm64: 'arm64',
-    arm: 'arm',
-    ppc64: 'ppc64le',
-    s390x: 's390x',
-  };
-  const name = names[arch];
-  if (!name) throw new Error(`no OCI architecture for Node's "${arch}"`);
-  return name;
-}
-
 export interface ImageConfig {
   readonly user: string;
   readonly env: Readonly<Record<string, string>>;
@@ -65,11 +51,21 @@ export interface LayerWithHistory {
 
 export interface WrittenImage {
   readonly archive: string;
-  /** Digest of the image manifest: what `image@sha256:…` references. */
+  /** Digest of the image index: what `image@sha256:…` references, whatever the node's architecture. */
   readonly digest: string;
+  /** Digest of each architecture's image manifest. */
+  readonly manifests: Readonly<Record<string, string>>;
   readonly tag: string;
   readonly archiveSha256: string;
   readonly archiveSize: number;
+}
+
+/** One architecture of an image: its layers and config. */
+export interface PlatformImage {
+  /** OCI architecture name (`amd64`, `arm64`). */
+  readonly architecture: string;
+  readonly layers: readonly LayerWithHistory[];
+  readonly config: ImageConfig;
 }
 
 function descriptor(mediaType: string, bytes: Uint8Array) {
@@ -80,52 +76,80 @@ function descriptor(mediaType: string, bytes: Uint8Array) {
   };
 }
 
+const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+
+/** An image manifest and its config for one platform, as blobs. */
+function platformBlobs(image: PlatformImage, created: string) {
+  const config = {
+    created,
+    architecture: image.architecture,
+    os: 'linux',
+    config: {
+      User: image.config.user,
+      Env: Object.entries(image.config.env).map(([name, value]) => `${name}=${value}`),
+      Entrypoint: [...image.config.entrypoint],
+      Cmd: [...image.config.cmd],
+      WorkingDir: image.config.workingDir,
+      Labels: image.config.labels,
+    },
+    rootfs: { type: 'layers', diff_ids: image.layers.map((layer) => layer.blob.diffId) },
+    history: image.layers.map((layer) => ({ created, created_by: layer.createdBy })),
+  };
+  const configBytes = encode(config);
+  const manifest = {
+    schemaVersion: 2,
+    mediaType: MEDIA_TYPES.manifest,
+    config: descriptor(MEDIA_TYPES.config, configBytes),
+    layers: image.layers.map((layer) => ({
+      mediaType: MEDIA_TYPES.layer,
+      digest: layer.blob.digest,
+      size: layer.blob.size,
+    })),
+    annotations: image.config.labels,
+  };
+  const manifestBytes = encode(manifest);
+  return {
+    configBytes,
+    configDigest: manifest.config.digest,
+    manifestBytes,
+    manifest: descriptor(MEDIA_TYPES.manifest, manifestBytes),
+  };
+}
+
+/**
+ * Writes one image for several architectures as an OCI archive: the layout's `index.json` names one image index
+ * (tagged `tag`), which lists a manifest per architecture with its platform — what `skopeo copy --all` pushes
+ * as a multi-architecture image, and what a kubelet resolves to its node's architecture.
+ */
 export async function writeImageArchive(options: {
   readonly archive: string;
   readonly tag: string;
   readonly created: string;
   readonly epoch: number;
-  readonly layers: readonly LayerWithHistory[];
-  readonly config: ImageConfig;
+  readonly platforms: readonly PlatformImage[];
+  /** Annotations of the image index (the image's labels). */
+  readonly annotations: Readonly<Record<string, string>>;
 }): Promise<WrittenImage> {
-  const config = {
-    created: options.created,
-    architecture: ociArchitecture(),
-    os: 'linux',
-    config: {
-      User: options.config.user,
-      Env: Object.entries(options.config.env).map(([name, value]) => `${name}=${value}`),
-      Entrypoint: [...options.config.entrypoint],
-      Cmd: [...options.config.cmd],
-      WorkingDir: options.config.workingDir,
-      Labels: options.config.labels,
-    },
-    rootfs: { type: 'layers', diff_ids: options.layers.map((layer) => layer.blob.diffId) },
-    history: options.layers.map((layer) => ({ created: options.created, created_by: layer.createdBy })),
-  };
-  const configBytes = new TextEncoder().encode(JSON.stringify(config));
-  const manifest = {
+  const platforms = options.platforms.map((image) => ({
+    image,
+    blobs: platformBlobs(image, options.created),
+  }));
+  const imageIndex = {
     schemaVersion: 2,
-    mediaType: MEDIA_TYPES.manifest,
-    config: descriptor(MEDIA_TYPES.config, configBytes),
-    layers: options.layers.map((layer) => ({
-      mediaType: MEDIA_TYPES.layer,
-      digest: layer.blob.digest,
-      size: layer.blob.size,
+    mediaType: MEDIA_TYPES.index,
+    manifests: platforms.map(({ image, blobs }) => ({
+      ...blobs.manifest,
+      platform: { architecture: image.architecture, os: 'linux' },
     })),
-    annotations: options.config.labels,
+    annotations: options.annotations,
   };
-  const manifestBytes = new TextEncoder().encode(JSON.stringify(manifest));
-  const manifestDescriptor = descriptor(MEDIA_TYPES.manifest, manifestBytes);
-  const index = {
+  const imageIndexBytes = encode(imageIndex);
+  const imageIndexDescriptor = descriptor(MEDIA_TYPES.index, imageIndexBytes);
+  const layoutIndex = {
     schemaVersion: 2,
     mediaType: MEDIA_TYPES.index,
     manifests: [
-      {
-        ...manifestDescriptor,
-        platform: { architecture: config.architecture, os: 'linux' },
-        annotations: { 'org.opencontainers.image.ref.name': options.tag },
-      },
+      { ...imageIndexDescriptor, annotations: { 'org.opencontainers.image.ref.name': options.tag } },
     ],
   };
 
@@ -135,10 +159,13 @@ export async function writeImageArchive(options: {
     const blobs = join(layout, 'blobs', 'sha256');
     await mkdir(blobs, { recursive: true });
     const blobPath = (digest: string) => join(blobs, digest.slice('sha256:'.length));
-    for (const layer of options.layers) await copyFile(layer.blob.path, blobPath(layer.blob.digest));
-    await writeFile(blobPath(manifest.config.digest), configBytes);
-    await writeFile(blobPath(manifestDescriptor.digest), manifestBytes);
-    await writeFile(join(layout, 'index.json'), JSON.stringify(index));
+    for (const { image, blobs: b } of platforms) {
+      for (const layer of image.layers) await copyFile(layer.blob.path, blobPath(layer.blob.digest));
+      await writeFile(blobPath(b.configDigest), b.configBytes);
+      await writeFile(blobPath(b.manifest.digest), b.manifestBytes);
+    }
+    await writeFile(blobPath(imageIndexDescriptor.digest), imageIndexBytes);
+    await writeFile(join(layout, 'index.json'), JSON.stringify(layoutIndex));
     await writeFile(join(layout, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
     await run('chmod', ['-R', 'u=rwX,go=rX', layout]);
     const partial = `${options.archive}.partial`;
@@ -157,7 +184,10 @@ export async function writeImageArchive(options: {
   const { sha256, size } = await fileSha256(options.archive);
   return {
     archive: options.archive,
-    digest: manifestDescriptor.digest,
+    digest: imageIndexDescriptor.digest,
+    manifests: Object.fromEntries(
+      platforms.map(({ image, blobs: b }) => [image.architecture, b.manifest.digest]),
+    ),
     tag: options.tag,
     archiveSha256: sha256,
     archiveSize: size,

@@ -7,13 +7,14 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { createGzip } from 'node:zlib';
 import { cacheDir } from '../../release/src/cache-dir.ts';
+import { nodeArchitecture, ociArchitecture } from './architectures.ts';
 
 const run = promisify(execFile);
 
@@ -22,6 +23,8 @@ export const ROOTFS_EPOCH = 1_704_067_200;
 
 export interface RootfsRequest {
   readonly suite: string;
+  /** Debian (= OCI) architecture: `amd64`, `arm64`. A foreign one is built under qemu-user (binfmt_misc). */
+  readonly architecture: string;
   /** Packages beyond the minbase variant. */
   readonly packages: readonly string[];
   readonly dpkgFilters: readonly string[];
@@ -59,7 +62,8 @@ export async function rootfsKey(request: RootfsRequest): Promise<string> {
   const inputs = {
     suite: request.suite,
     variant: 'minbase',
-    architecture: process.arch,
+    // Node's name, as the key has always used it, so a cached root filesystem stays valid.
+    architecture: nodeArchitecture(request.architecture),
     packages: [...request.packages].sort(),
     dpkgFilters: request.dpkgFilters,
     setup: request.setup,
@@ -91,6 +95,7 @@ function mmdebstrapArgs(request: RootfsRequest, target: string): string[] {
   return [
     '--variant=minbase',
     '--format=tar',
+    `--architectures=${request.architecture}`,
     '--aptopt=APT::Install-Recommends "false"',
     ...request.dpkgFilters.map((filter) => `--dpkgopt=${filter}`),
     ...(request.packages.length > 0 ? [`--include=${request.packages.join(',')}`] : []),
@@ -98,6 +103,25 @@ function mmdebstrapArgs(request: RootfsRequest, target: string): string[] {
     request.suite,
     target,
   ];
+}
+
+/** Where the kernel finds the emulator of each foreign architecture (qemu-user-static's binfmt entries). */
+const BINFMT_ENTRIES: Readonly<Record<string, string>> = { arm64: 'qemu-aarch64', amd64: 'qemu-x86_64' };
+
+/**
+ * A foreign architecture's root filesystem runs its maintainer scripts under qemu-user: the kernel must have a
+ * binfmt_misc entry for it. Fails with what to install otherwise.
+ */
+export function assertCanRun(architecture: string): void {
+  if (architecture === ociArchitecture()) return;
+  const entry = BINFMT_ENTRIES[architecture];
+  const path = `/proc/sys/fs/binfmt_misc/${entry ?? architecture}`;
+  if (!entry || !existsSync(path) || !readFileSync(path, 'utf8').startsWith('enabled'))
+    throw new Error(
+      `cannot build or run ${architecture} on this ${ociArchitecture()} machine: no enabled binfmt_misc entry ${path}. ` +
+        'apt-get install qemu-user-static binfmt-support, mount binfmt_misc on /proc/sys/fs/binfmt_misc and run ' +
+        '`update-binfmts --enable` (bash .ci/run does all three)',
+    );
 }
 
 export async function debianRootfs(
@@ -114,17 +138,18 @@ export async function debianRootfs(
   }
   for (const command of request.setup)
     if (command.includes("'")) throw new Error(`setup command must not contain a single quote: ${command}`);
+  assertCanRun(request.architecture);
   await mkdir(cacheDir('rootfs'), { recursive: true });
   const work = await mkdtemp(`${dir}.building-`);
   try {
-    log(`mmdebstrap ${request.suite} + [${request.packages.join(' ')}] → ${dir}`);
+    log(`mmdebstrap ${request.suite}/${request.architecture} + [${request.packages.join(' ')}] → ${dir}`);
     const raw = join(work, 'mmdebstrap.tar');
     await run('mmdebstrap', mmdebstrapArgs(request, raw), {
       env: { ...process.env, SOURCE_DATE_EPOCH: String(ROOTFS_EPOCH) },
       maxBuffer: 256 * 1024 * 1024,
     }).catch((error: { stderr?: string }) => {
       throw new Error(
-        `mmdebstrap failed for ${request.suite} [${request.packages.join(' ')}]:\n${error.stderr ?? ''}`,
+        `mmdebstrap failed for ${request.suite}/${request.architecture} [${request.packages.join(' ')}]:\n${error.stderr ?? ''}`,
       );
     });
     // Runtimes mount /dev; the layer keeps only the empty directory.

@@ -12,7 +12,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -80,11 +80,13 @@ export async function assembleRelease(options: {
 }): Promise<Release> {
   const log = options.log ?? (() => {});
   const meta = await imageMetadata(options.root);
-  const { stdout: dirty } = await run('git', ['status', '--porcelain', '--untracked-files=no'], {
-    cwd: options.root,
-  });
-  if (dirty.trim() !== '')
-    log(`warning: uncommitted changes; the release is labelled ${meta.revision} regardless`);
+  if (existsSync(join(options.root, '.git'))) {
+    const { stdout: dirty } = await run('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: options.root,
+    });
+    if (dirty.trim() !== '')
+      log(`warning: uncommitted changes; the release is labelled ${meta.revision} regardless`);
+  } else if (!meta.revision) log('no .git and no TOOLYARD_REVISION: the images carry no revision label');
   const staging = `${options.outDir}.staging`;
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });

@@ -2,14 +2,14 @@
  * Parses spec text (YAML or JSON, one or more `---`-separated documents), validates each document against
  * the Agent schema and maps every problem to `file:line`. Isomorphic: takes text, never touches the disk.
  */
-import { type Document, isMap, isSeq, LineCounter, type Node, parseAllDocuments } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from 'yaml';
 import type { ToolyardAgent } from './types.generated.ts';
 import { type SpecProblem, splitPointer, validateAgentDocument } from './validator.ts';
 
 /** A problem located in a file. */
 export interface SpecError extends SpecProblem {
   readonly file: string;
-  /** 1-based line of the offending value (or of its closest existing parent). */
+  /** 1-based line of the offending value (or of its closest existing parent); 0: the file as a whole. */
   readonly line: number;
 }
 
@@ -31,6 +31,8 @@ export interface SpecDocument {
   /** `[document 2] ` in a file of several documents, else empty: put before every message about it. */
   readonly prefix: string;
   lineOf(pointer: string): number;
+  /** The text a plain (unquoted) scalar at a JSON Pointer was written as, when one is exactly there. */
+  plainScalarAt(pointer: string): string | undefined;
 }
 
 export type ParseResult =
@@ -44,19 +46,20 @@ export function parseSpecDocuments(text: string, file: string): ParseResult {
   if (!Array.isArray(parsed)) {
     return {
       ok: false,
-      errors: [{ file, line: 1, path: '/', message: 'expected at least one YAML document' }],
+      errors: [{ file, line: 0, path: '', message: 'empty file' }],
     };
   }
   const nonEmpty = parsed.filter((doc) => doc.contents !== null || doc.errors.length > 0);
   if (nonEmpty.length === 0) {
+    const blank = text.trim() === '';
     return {
       ok: false,
       errors: [
         {
           file,
-          line: 1,
-          path: '/',
-          message: 'the file holds no document',
+          line: 0,
+          path: '',
+          message: blank ? 'empty file' : 'no YAML document in this file, only comments',
           hint: 'write an Agent spec (apiVersion: toolyard.dev/v1alpha1, kind: Agent)',
         },
       ],
@@ -71,8 +74,8 @@ export function parseSpecDocuments(text: string, file: string): ParseResult {
       errors.push({
         file,
         line,
-        path: '/',
-        message: `${prefix}invalid YAML: ${error.message.split('\n')[0]}`,
+        path: '',
+        message: `${prefix}not YAML: ${error.message.split('\n')[0]}`,
       });
     }
     if (doc.errors.length > 0) continue;
@@ -80,6 +83,7 @@ export function parseSpecDocuments(text: string, file: string): ParseResult {
       value: doc.toJS({ maxAliasCount: 100 }),
       prefix,
       lineOf: (pointer: string) => lineOfPointer(doc, lineCounter, pointer),
+      plainScalarAt: (pointer: string) => plainScalarAt(doc, text, pointer),
     });
   }
   if (errors.length > 0) return { ok: false, errors };
@@ -103,7 +107,54 @@ export function loadSpecText(text: string, file: string): LoadResult {
 
 /** A problem of a document, located in its file. */
 export function locate(problem: SpecProblem, doc: SpecDocument, file: string): SpecError {
-  return { ...problem, file, line: doc.lineOf(problem.path), message: doc.prefix + problem.message };
+  const hint = quoteHint(problem, doc) ?? problem.hint;
+  return {
+    ...problem,
+    file,
+    line: doc.lineOf(problem.path),
+    message: doc.prefix + problem.message,
+    ...(hint === undefined ? {} : { hint }),
+  };
+}
+
+/**
+ * A string field written as an unquoted number or boolean (`tag: 1.20`): YAML read it as one, and may have
+ * changed it on the way (1.20 became 1.2). Say how to write it, with the text as it was typed.
+ */
+function quoteHint(problem: SpecProblem, doc: SpecDocument): string | undefined {
+  if (problem.message !== 'must be a string') return undefined;
+  const typed = doc.plainScalarAt(problem.path);
+  if (typed === undefined) return undefined;
+  const value = valueAtPointer(doc.value, problem.path);
+  if (typeof value !== 'number' && typeof value !== 'boolean') return undefined;
+  const key = splitPointer(problem.path).at(-1) ?? '';
+  const quoted = /^\d+$/.test(key) ? JSON.stringify(typed) : `${key}: ${JSON.stringify(typed)}`;
+  const read = String(value) === typed ? `a ${typeof value}` : `the ${typeof value} ${String(value)}`;
+  return `quote it: ${quoted} (unquoted, YAML reads ${typed} as ${read})`;
+}
+
+function valueAtPointer(root: unknown, pointer: string): unknown {
+  let current = root;
+  for (const segment of splitPointer(pointer)) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+function plainScalarAt(doc: Document, text: string, pointer: string): string | undefined {
+  let node: unknown = doc.contents;
+  for (const segment of splitPointer(pointer)) {
+    if (isMap(node)) {
+      node = node.items.find(
+        (item) => String((item.key as { value?: unknown } | null)?.value ?? item.key) === segment,
+      )?.value;
+    } else if (isSeq(node)) {
+      node = node.items[Number(segment)];
+    } else return undefined;
+  }
+  if (!isScalar(node) || node.type !== 'PLAIN' || !node.range) return undefined;
+  return text.slice(node.range[0], node.range[1]).trim();
 }
 
 /** Errors in file order (stable: problems on one line keep their order). */
@@ -141,8 +192,13 @@ function nodeLine(node: unknown, lineCounter: LineCounter): number | undefined {
   return range ? lineCounter.linePos(range[0]).line : undefined;
 }
 
-/** `file:line: /path: message` and, when there is one, an indented hint line. */
+/**
+ * `file:line: /path: message` and, when there is one, an indented hint line. A problem of the whole file (line
+ * 0: it cannot be read, is empty) is `file: message`; one of the text rather than a field (path "": not YAML)
+ * is `file:line: message`.
+ */
 export function formatSpecError(error: SpecError): string {
-  const head = `${error.file}:${error.line}: ${error.path}: ${error.message}`;
+  const where = error.line > 0 ? `${error.file}:${error.line}` : error.file;
+  const head = `${where}: ${error.path === '' ? '' : `${error.path}: `}${error.message}`;
   return error.hint ? `${head}\n  hint: ${error.hint}` : head;
 }

@@ -133,8 +133,17 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
         hint: `got ${JSON.stringify(got)}${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ''}`,
       };
     }
-    case 'const':
-      return { path, message: `must be ${JSON.stringify(params['allowedValue'])}` };
+    case 'const': {
+      const allowed = params['allowedValue'];
+      const got = valueAt(root, path);
+      const suggestion =
+        typeof got === 'string' && typeof allowed === 'string' ? closestMatch(got, [allowed]) : undefined;
+      return {
+        path,
+        message: `must be ${JSON.stringify(allowed)}`,
+        hint: `got ${JSON.stringify(got)}${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ''}`,
+      };
+    }
     case 'pattern': {
       const pattern = String(params['pattern']);
       return {
@@ -160,7 +169,10 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
     case 'maxLength':
       return { path, message: `must be at most ${String(params['limit'])} characters` };
     case 'minItems':
-      return { path, message: `must have at least ${String(params['limit'])} item(s)` };
+      return {
+        path,
+        message: `must have at least ${params['limit'] === 1 ? 'one item' : `${String(params['limit'])} items`}`,
+      };
     case 'uniqueItems':
       return {
         path,

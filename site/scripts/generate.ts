@@ -34,6 +34,8 @@ const generatedDir = join(site, 'src/generated');
 const publicDir = join(site, 'public');
 /** Hand-written sections; everything else under docs/ is generated. */
 const HAND_WRITTEN = ['start-here', 'guides'];
+/** Repository documents the sidebar lists among the guides (astro.config.mjs), not under "In depth". */
+export const IN_MAIN_NAVIGATION: ReadonlySet<string> = new Set(['security-model.md']);
 
 async function readExamples(): Promise<ExampleSpec[]> {
   const dir = join(repo, 'examples');
@@ -92,7 +94,7 @@ export async function generateSite(): Promise<{ notes: string[]; playgroundBytes
   await cliReference(referenceDir, repo);
   await toolchainServerReference(referenceDir);
   await examplesGallery(examplesDir, examples);
-  await repositoryDocs(inDepthDir, repo, await handWrittenTitles());
+  await repositoryDocs(inDepthDir, repo, await handWrittenTitles(), IN_MAIN_NAVIGATION);
 
   await write(join(publicDir, 'schema/v1alpha1/agent.json'), schemaText);
   await write(

@@ -1,7 +1,7 @@
 /**
  * The charts the "install anywhere" proofs run on — every example and the generated specs — with what those
  * proofs need: the chart on disk, its defaults, a schema validator of values as Helm merges them, renders
- * through the stand-in, and accessors for pods and containers in rendered objects.
+ * through the real Helm, and accessors for pods and containers in rendered objects.
  */
 import assert from 'node:assert/strict';
 import { Ajv, type ErrorObject } from 'ajv';

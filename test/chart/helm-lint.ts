@@ -1,15 +1,17 @@
 /**
- * The rules `helm lint --strict` applies to a chart, for charts we cannot lint with a real helm binary:
- * Chart.yaml fields and types (an icon is only "recommended" there; here it is required), template file
- * extensions, values.yaml parsing, and on the rendered output (test hooks included)
- * (rendered in strict mode, where a missing value is an error) valid YAML, no indented document starts,
- * DNS-1123 object names by kind and workloads with selectors. Strict: every finding is an error.
+ * Chart lint: the real `helm lint --strict` (Helm 3 and Helm 4), then toolyard's own rules, which are stricter
+ * than Helm's in places: Chart.yaml fields and types (an icon is only "recommended" by Helm; here it is
+ * required, and the version must be SemVer 2 — Helm 4 warns on `0.1`-style versions that Helm 3 accepts),
+ * template file extensions, values.yaml parsing, and on the rendered output (test hooks included) valid YAML,
+ * no indented document starts, DNS-1123 object names by kind and workloads with selectors. Helm's `--strict`
+ * turns its warnings into errors; it does not make a missing value an error (a template that reads an absent
+ * value renders it empty), so a chart's own `required`/`fail` calls are what refuse missing values.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, relative } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { isSemver } from '../../chart-generator/src/generate.ts';
-import { helmTemplate } from './support.ts';
+import { HELM_MAJORS, type HelmMajor, helmNotes, helmTemplate, runHelm } from './support.ts';
 
 type Json = Record<string, unknown>;
 
@@ -116,7 +118,7 @@ function nameRule(kind: string): { re: RegExp; max: number; what: string } | 'pa
   return { re: DNS1123_SUBDOMAIN, max: 253, what: 'DNS-1123 subdomain' };
 }
 
-/** The rendered-output rules, on the stand-in's output. */
+/** The rendered-output rules, on `helm template` output. */
 export function lintRendered(output: string): string[] {
   const problems: string[] = [];
   const lines = output.split('\n');
@@ -163,25 +165,53 @@ export function lintRendered(output: string): string[] {
   return problems;
 }
 
-/** `helm lint --strict` for one chart and values files: every problem, empty when clean. */
+/** `helm lint --strict` with one real Helm: its findings, empty when it passes. */
+export function realHelmLint(
+  major: HelmMajor,
+  chartDir: string,
+  valuesFiles: readonly string[] = [],
+): string[] {
+  const args = ['lint', '--strict', chartDir, ...valuesFiles.flatMap((file) => ['-f', file])];
+  const result = runHelm(major, args);
+  if (result.ok) return [];
+  const findings = `${result.stdout}\n${result.stderr}`
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('==> Linting'));
+  return [`helm ${major} lint --strict: ${findings.join(' | ')}`];
+}
+
+/**
+ * Every problem with one chart and values files: `helm lint --strict` with Helm 3 and Helm 4, toolyard's own
+ * Chart.yaml and template-file rules, the rendered output's rules with both, and the NOTES an install prints;
+ * empty when clean.
+ */
 export function helmLintStrict(chartDir: string, valuesFiles: readonly string[] = []): string[] {
-  const problems = [...lintChartYaml(chartDir), ...lintTemplateFiles(chartDir)];
+  const problems = [
+    ...HELM_MAJORS.flatMap((major) => realHelmLint(major, chartDir, valuesFiles)),
+    ...lintChartYaml(chartDir),
+    ...lintTemplateFiles(chartDir),
+  ];
   const chart = parse(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8')) as Json;
-  const rendered = helmTemplate(chartDir, {
-    release: 'test-release',
-    namespace: 'test-namespace',
-    strict: true,
-    values: valuesFiles,
-  });
-  if (!rendered.ok) problems.push(`render (strict): ${rendered.stderr.trim()}`);
-  else problems.push(...lintRendered(rendered.stdout));
-  const notes = helmTemplate(chartDir, {
+  for (const major of HELM_MAJORS) {
+    const rendered = helmTemplate(chartDir, {
+      helm: major,
+      release: 'test-release',
+      namespace: 'test-namespace',
+      values: valuesFiles,
+    });
+    if (!rendered.ok) problems.push(`helm ${major} template: ${rendered.stderr.trim()}`);
+    else problems.push(...lintRendered(rendered.stdout));
+  }
+  // `helm lint` renders NOTES.txt too; Helm 4 also prints it for a client-side dry run of an install (Helm 3's
+  // dry run asks the cluster for its version first, so it cannot run here).
+  const notes = helmNotes(chartDir, {
+    helm: 4,
     release: String(chart['name']),
     namespace: 'default',
-    strict: true,
-    notes: true,
     values: valuesFiles,
   });
-  if (!notes.ok) problems.push(`NOTES.txt (strict): ${notes.stderr.trim()}`);
+  if (!notes.ok) problems.push(`helm 4 NOTES.txt: ${notes.stderr.trim()}`);
+  else if (notes.stdout.trim() === '') problems.push('helm 4 NOTES.txt: rendered empty');
   return problems;
 }

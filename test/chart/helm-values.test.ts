@@ -1,6 +1,6 @@
 /**
  * Helm's values merging (test/chart/helm-values.ts), on cases whose outcome Helm documents or its code
- * determines, and the stand-in's Go implementation giving the same result for each (`--print-values`).
+ * determines, and the real Helm 3 and Helm 4 giving the same merged values for each (rendered by `toJson .Values`).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import { helmValues, mergeMaps } from './helm-values.ts';
-import { helmTemplate } from './support.ts';
+import { HELM_MAJORS, type HelmMajor, helmTemplate } from './support.ts';
 
 type Json = Record<string, unknown>;
 
@@ -86,13 +86,19 @@ const CASES: readonly Case[] = [
   },
 ];
 
-function standInValues(defaults: Json, files: readonly Json[]): Json {
+function realHelmValues(helm: HelmMajor, defaults: Json, files: readonly Json[]): Json {
   const dir = join(mkdtempSync(join(tmpdir(), 'toolyard-merge-')), 'merge');
   mkdirSync(join(dir, 'templates'), { recursive: true });
   writeFileSync(join(dir, 'Chart.yaml'), 'apiVersion: v2\nname: merge\nversion: 1.0.0\n');
   // YAML 1.1, as the chart generator writes values.yaml: Go's parser reads unquoted on/n/yes as booleans.
   writeFileSync(join(dir, 'values.yaml'), stringify(defaults, { version: '1.1' }));
-  const out = helmTemplate(dir, { release: 'r', namespace: 'n', values: [...files], printValues: true });
+  const out = helmTemplate(dir, {
+    helm,
+    release: 'r',
+    namespace: 'n',
+    values: [...files],
+    printValues: true,
+  });
   assert.ok(out.ok, out.stderr);
   return JSON.parse(out.stdout) as Json;
 }
@@ -105,7 +111,8 @@ describe("Helm's values merging", () => {
       assert.deepEqual(helmValues(defaults, ...files), c.expected, 'test support');
       assert.deepEqual(defaults, c.defaults, 'defaults are not modified');
       assert.deepEqual(files, c.files, 'user files are not modified');
-      assert.deepEqual(standInValues(c.defaults, c.files), c.expected, 'the stand-in');
+      for (const helm of HELM_MAJORS)
+        assert.deepEqual(realHelmValues(helm, c.defaults, c.files), c.expected, `Helm ${helm}`);
     });
   }
 

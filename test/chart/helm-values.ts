@@ -3,8 +3,8 @@
  * merged values, not each file): `-f` files are deep-merged in order (helm/pkg/cli/values mergeMaps: maps
  * merge, anything else — lists, scalars, null — replaces), then coalesced with the chart's defaults
  * (chartutil.CoalesceValues): the user's values win, maps merge, lists replace, a user `null` deletes a key
- * the defaults have and stays `null` where they have none. The stand-in (test/helm-template) implements the
- * same in Go; test/chart/helm-values.test.ts checks both against hand-written cases and against each other.
+ * the defaults have and stays `null` where they have none. test/chart/helm-values.test.ts checks it against
+ * hand-written cases and against the merged values the real Helm 3 and Helm 4 render.
  */
 type Json = Record<string, unknown>;
 

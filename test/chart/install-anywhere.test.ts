@@ -2,7 +2,7 @@
  * "Install anywhere": for every example and generated spec, each value of issue #12 — persistence, Secret
  * names, security contexts (and OpenShift's adaptation), extension points, extraEnv replacing by name, open
  * `global` and pull secrets, existing ServiceAccounts, agent replicas, the test hooks — is first validated
- * against values.schema.json as Helm merges it with the defaults, then rendered by the stand-in, and its
+ * against values.schema.json as Helm merges it with the defaults, then rendered by the real Helm, and its
  * effect asserted: the fields it should change change as intended, and nothing else does.
  */
 import assert from 'node:assert/strict';
@@ -537,16 +537,16 @@ for (const t of chartTargets()) {
         namespace: plan.namespace,
         values: files,
       });
-      const standIn = helmTemplate(t.dir, {
+      const helmMerged = helmTemplate(t.dir, {
         release: t.chart.name,
         namespace: plan.namespace,
         values: files,
         printValues: true,
       });
       assert.deepEqual(
-        JSON.parse(standIn.stdout),
+        JSON.parse(helmMerged.stdout),
         merged,
-        'the stand-in merges the files as the test support does',
+        'Helm merges the files as the test support does',
       );
       const sc = { ...(agentPod.spec['securityContext'] as Json) };
       delete sc['runAsUser'];

@@ -15,6 +15,7 @@ import { checkRestricted, podSpecsOf } from '../support/pod-security.ts';
 import { generateSpec } from '../support/spec-generator.ts';
 import {
   examples,
+  HELM_MAJORS,
   identity,
   isTestHook,
   loadSpec,
@@ -45,19 +46,25 @@ function assertParity(objects: readonly KubeObject[], synth: readonly KubeObject
 
 describe('rendered charts pass the Kubernetes schema and Pod Security restricted', () => {
   for (const example of examples()) {
-    it(`${example.file}: defaults, every ci values file and another release`, () => {
-      const dir = writeChart(example.chart);
-      const namespace = example.rendered.plan.namespace;
-      assertValid(example.rendered.objects, 'synth itself');
-      assertValid(renderChart(dir, { release: example.chart.name, namespace }), 'defaults');
-      assertValid(renderChart(dir, { release: 'other', namespace: 'elsewhere' }), 'another release');
-      for (const file of readdirSync(join(dir, 'ci'))) {
-        assertValid(
-          renderChart(dir, { release: example.chart.name, namespace, values: [join(dir, 'ci', file)] }),
-          file,
-        );
-      }
-    });
+    for (const helm of HELM_MAJORS)
+      it(`${example.file}: Helm ${helm}, defaults, every ci values file and another release`, () => {
+        const dir = writeChart(example.chart);
+        const namespace = example.rendered.plan.namespace;
+        assertValid(example.rendered.objects, 'synth itself');
+        assertValid(renderChart(dir, { helm, release: example.chart.name, namespace }), 'defaults');
+        assertValid(renderChart(dir, { helm, release: 'other', namespace: 'elsewhere' }), 'another release');
+        for (const file of readdirSync(join(dir, 'ci'))) {
+          assertValid(
+            renderChart(dir, {
+              helm,
+              release: example.chart.name,
+              namespace,
+              values: [join(dir, 'ci', file)],
+            }),
+            file,
+          );
+        }
+      });
   }
 });
 

@@ -95,7 +95,7 @@ for (const example of examples()) {
     });
   });
 
-  describe(`${example.file}: helm lint --strict rules`, () => {
+  describe(`${example.file}: helm lint --strict (Helm 3 and 4) and toolyard's chart rules`, () => {
     const dir = writeChart(example.chart);
     it('passes with the default values and with each ci/*-values.yaml', () => {
       assert.deepEqual(helmLintStrict(dir), []);
@@ -195,6 +195,12 @@ describe('the lint rules catch broken charts', () => {
       join(dir, 'templates', 'extra.yaml'),
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.nothing.here }}\n',
     );
-    assert.ok(helmLintStrict(dir).some((p) => p.includes('render (strict)')));
+    const problems = helmLintStrict(dir);
+    for (const major of [3, 4]) {
+      assert.ok(
+        problems.some((p) => p.startsWith(`helm ${major} lint --strict:`) && p.includes('nil pointer')),
+        `helm ${major} lint fails the chart: ${problems.join('\n')}`,
+      );
+    }
   });
 });

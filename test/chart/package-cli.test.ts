@@ -149,7 +149,7 @@ describe('toolyard chart', () => {
     const out = mkdtempSync(join(tmpdir(), 'toolyard-chart-cli-'));
     const { io: testIo, err } = io();
     assert.equal(await main(['chart', join(out, 'missing.yaml'), '-o', out], testIo), 1);
-    assert.ok(err.join('\n').includes('no such file'));
+    assert.ok(err.join('\n').includes('missing.yaml: not found'));
     assert.deepEqual(readdirSync(out), []);
   });
 });

@@ -1,7 +1,6 @@
-/** Test support for charts: builds the `helm template` stand-in (cached), renders charts, compares objects. */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+/** Test support for charts: renders charts with the real Helm 3 and Helm 4 binaries, compares objects. */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -9,56 +8,24 @@ import { type GeneratedChart, generateChart } from '../../chart-generator/src/ge
 import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
 import { type KubeObject, type RenderResult, renderAgent } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
+import { hermeticHelmEnv, requireHelm } from '../helm/helm-binaries.ts';
 import { exampleFiles, REPO_ROOT } from '../support/golden.ts';
 
-const SOURCE = join(REPO_ROOT, 'test', 'helm-template', 'main.go');
-
-/**
- * Builds test/helm-template offline, in GOPATH mode against Debian's packaged sources
- * (golang-github-masterminds-sprig-dev, golang-github-ghodss-yaml-dev), cached by source hash under .tmp/.
- */
-export function helmTemplateBinary(): string {
-  const hash = createHash('sha256').update(readFileSync(SOURCE)).digest('hex').slice(0, 16);
-  const dir = join(REPO_ROOT, '.tmp', 'helm-template-bin');
-  const binary = join(dir, `helm-template-${hash}`);
-  if (existsSync(binary)) return binary;
-  mkdirSync(dir, { recursive: true });
-  const staging = `${binary}.${process.pid}`;
-  const result = spawnSync('go', ['build', '-o', staging, './test/helm-template'], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GO111MODULE: 'off',
-      GOPATH: '/usr/share/gocode',
-      GOCACHE: join(dir, 'go-cache'),
-      GOFLAGS: '',
-      GOPROXY: 'off',
-      GOTOOLCHAIN: 'local',
-    },
-  });
-  if (result.status !== 0) {
-    throw new Error(
-      `cannot build the helm template stand-in (needs apt packages golang-go golang-github-masterminds-sprig-dev golang-github-ghodss-yaml-dev):\n${result.stderr}${result.error ?? ''}`,
-    );
-  }
-  execFileSync('mv', [staging, binary]);
-  return binary;
-}
+export type HelmMajor = 3 | 4;
 
 export interface RenderOptions {
   readonly release: string;
   readonly namespace: string;
   readonly values?: readonly (Record<string, unknown> | string)[];
-  readonly strict?: boolean;
-  readonly notes?: boolean;
+  /** The Helm major version that renders (default `DEFAULT_HELM`). */
+  readonly helm?: HelmMajor;
   /** Leave out test hooks (templates/tests/), as `helm template --skip-tests`. */
   readonly skipTests?: boolean;
   /** Extra API versions .Capabilities.APIVersions.Has reports, as `helm template --api-versions`. */
   readonly apiVersions?: readonly string[];
   /** Print the merged values as JSON instead of rendering. */
   readonly printValues?: boolean;
-  /** Print the objects as a JSON array (YAML converted as Kubernetes converts it) instead of YAML. */
+  /** Print the objects as a JSON array (YAML 1.1 converted as Kubernetes converts it) instead of YAML. */
   readonly json?: boolean;
 }
 
@@ -81,15 +48,79 @@ export function writeChart(
   return dir;
 }
 
-/** `helm template` with the stand-in; values are objects (written as JSON) or paths of values files. */
+/** The Helm major versions every chart proof runs with. */
+export const HELM_MAJORS: readonly HelmMajor[] = [3, 4];
+/** The version a proof uses when it names none. */
+export const DEFAULT_HELM: HelmMajor = 4;
+
+let helmHome: string | undefined;
+
+/** Runs a real Helm binary with a HOME of this process's own (see `hermeticHelmEnv`). */
+export function runHelm(major: HelmMajor, args: readonly string[], cwd?: string): RenderOutcome {
+  helmHome ??= mkdtempSync(join(tmpdir(), 'toolyard-helm-home-'));
+  const result = spawnSync(requireHelm(major), args, {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    env: hermeticHelmEnv(helmHome),
+    ...(cwd ? { cwd } : {}),
+  });
+  if (result.error) throw result.error;
+  return { ok: result.status === 0, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A template that prints the merged values, added to a copy of a chart (`printValues`). */
+const PRINT_VALUES_TEMPLATE = 'templates/toolyard-print-values.yaml';
+
+/**
+ * `helm template` with a real Helm (4 unless `options.helm` says 3); values are objects (written as JSON) or
+ * paths of values files. `printValues` renders the merged values Helm's own way: a copy of the chart gets one
+ * more template, `{{ toJson .Values }}`, and only that template is shown. `json` converts the YAML to objects
+ * as the API server reads it (YAML 1.1: unquoted on/yes/no are booleans).
+ */
 export function helmTemplate(chartDir: string, options: RenderOptions): RenderOutcome {
-  const args = ['--release-name', options.release, '--namespace', options.namespace];
-  if (options.strict) args.push('--strict');
-  if (options.notes) args.push('--notes');
-  if (options.skipTests) args.push('--skip-tests');
-  if (options.printValues) args.push('--print-values');
-  if (options.json) args.push('--json');
-  for (const version of options.apiVersions ?? []) args.push('--api-versions', version);
+  const major = options.helm ?? DEFAULT_HELM;
+  const temp = mkdtempSync(join(tmpdir(), 'toolyard-values-'));
+  try {
+    let dir = chartDir;
+    const args = ['template', options.release];
+    if (options.printValues) {
+      dir = join(temp, 'chart');
+      cpSync(chartDir, dir, { recursive: true });
+      writeFileSync(join(dir, PRINT_VALUES_TEMPLATE), '{{ toJson .Values }}\n');
+    }
+    args.push(dir, '--namespace', options.namespace);
+    if (options.skipTests) args.push('--skip-tests');
+    if (options.printValues) args.push('--show-only', PRINT_VALUES_TEMPLATE);
+    for (const version of options.apiVersions ?? []) args.push('--api-versions', version);
+    for (const [index, values] of (options.values ?? []).entries()) {
+      if (typeof values === 'string') args.push('-f', values);
+      else {
+        const file = join(temp, `values-${index}.yaml`);
+        writeFileSync(file, JSON.stringify(values));
+        args.push('-f', file);
+      }
+    }
+    const result = runHelm(major, args);
+    if (!result.ok || !(options.printValues || options.json)) return result;
+    if (options.printValues) {
+      const json = result.stdout
+        .split('\n')
+        .filter((line) => !line.startsWith('---') && !line.startsWith('#'))
+        .join('\n');
+      return { ...result, stdout: json };
+    }
+    return { ...result, stdout: JSON.stringify(parseManifests(result.stdout, '1.1')) };
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The NOTES.txt Helm prints for an install, rendered by a client-side dry run. Helm 4 only: Helm 3's dry run
+ * asks a cluster for its version first.
+ */
+export function helmNotes(chartDir: string, options: RenderOptions): RenderOutcome {
+  const args = ['install', options.release, chartDir, '--namespace', options.namespace, '--dry-run=client'];
   const temp = mkdtempSync(join(tmpdir(), 'toolyard-values-'));
   try {
     for (const [index, values] of (options.values ?? []).entries()) {
@@ -100,17 +131,17 @@ export function helmTemplate(chartDir: string, options: RenderOptions): RenderOu
         args.push('-f', file);
       }
     }
-    args.push(chartDir);
-    const result = spawnSync(helmTemplateBinary(), args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-    return { ok: result.status === 0, stdout: result.stdout, stderr: result.stderr };
+    const result = runHelm(options.helm ?? DEFAULT_HELM, args);
+    const at = result.stdout.indexOf('\nNOTES:\n');
+    return { ...result, stdout: at >= 0 ? result.stdout.slice(at + '\nNOTES:\n'.length) : '' };
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
 }
 
 /**
- * The objects a chart renders, as the API server would read them: the stand-in converts each document from
- * YAML to JSON with the library Kubernetes uses (YAML 1.1 booleans and all), and JSON parses fast.
+ * The objects a chart renders, as the API server would read them: each document Helm prints, read as YAML 1.1
+ * (unquoted on/yes/no are booleans), as Kubernetes' YAML library reads it.
  */
 export function renderChart(chartDir: string, options: RenderOptions): KubeObject[] {
   const result = helmTemplate(chartDir, { ...options, json: true });
@@ -125,8 +156,8 @@ export function renderChartText(chartDir: string, options: RenderOptions): KubeO
   return parseManifests(result.stdout);
 }
 
-export function parseManifests(text: string): KubeObject[] {
-  return parseAllDocuments(text)
+export function parseManifests(text: string, version: '1.1' | '1.2' = '1.2'): KubeObject[] {
+  return parseAllDocuments(text, { version })
     .map((doc) => {
       if (doc.errors.length > 0) throw new Error(`invalid YAML: ${doc.errors[0]!.message}`);
       return doc.toJS() as KubeObject | null;

@@ -308,7 +308,7 @@ describe('toolyard diff', () => {
     const invalid = await diff('--base', 'main');
     assert.equal(invalid.code, 1);
     assert.match(invalid.err, /fleet\/web-infra\.yaml:\d+.*\/spec\/backends\/0\/port/);
-    assert.match(invalid.err, /1 error\(s\) in working tree; no diff\./);
+    assert.match(invalid.err, /^1 error in working tree; no diff\.$/m);
     assert.equal(invalid.out, '');
   });
 

@@ -2,8 +2,9 @@
  * The CI recipes of docs/fleet.md, held to what they claim: each is valid YAML, pins the package's own version,
  * and its toolyard commands, run as written (the `npx --yes toolyard@<version>` prefix mapped to this
  * checkout's bin, CI's variables set as the CI system sets them), work against a git repository of specs with
- * a base branch: exit 0 and a ✅ comment for a change that widens nothing, exit 3 and a ⚠️ comment for one that
- * widens; the site line builds the site into the directory the recipe publishes.
+ * a base branch: the validate line passes the specs and fails a misspelt kind or an unacknowledged warning; exit 0
+ * and a ✅ comment for a change that widens nothing, exit 3 and a ⚠️ comment for one that widens; the site line
+ * builds the site into the directory the recipe publishes.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -105,6 +106,36 @@ describe('the CI recipes of docs/fleet.md', () => {
         readFileSync(join(repo, 'toolyard-diff.md'), 'utf8'),
         /^### ⚠️ .*WIDENS[\s\S]*in namespace prod/,
       );
+    });
+  }
+
+  it('both recipes gate on validate --strict', () => {
+    const lines = toolyardLines().filter((l) => l.line.includes(' validate '));
+    assert.deepEqual(lines.map((l) => l.ci).sort(), ['github', 'gitlab']);
+    for (const { line } of lines) assert.match(line, / validate --strict agents\/$/);
+  });
+
+  for (const { ci, line } of toolyardLines().filter((l) => l.line.includes(' validate '))) {
+    it(`${ci}: the validate line passes the specs, fails a misspelt kind and an unacknowledged warning`, () => {
+      const repo = repoWithBase();
+      const clean = runLine(`${line} && code=0 || code=$?`, repo);
+      assert.match(clean.stdout, /code=0/, clean.stderr);
+      const spec = join(repo, 'agents', 'web-infra.yaml');
+      const text = readFileSync(spec, 'utf8');
+      writeFileSync(spec, text.replace('kind: Agent', 'kind: Agnet'));
+      const misspelt = runLine(`${line} && code=0 || code=$?`, repo);
+      assert.match(misspelt.stdout, /code=1/);
+      assert.match(
+        misspelt.stderr,
+        /web-infra\.yaml:\d+: \/kind: must be "Agent"\n {2}hint: got "Agnet"; did you mean "Agent"\?/,
+      );
+      writeFileSync(spec, text);
+      const operator = join(repo, 'agents', 'cluster-operator.yaml');
+      const acknowledged = readFileSync(operator, 'utf8');
+      writeFileSync(operator, acknowledged.slice(0, acknowledged.indexOf('  acknowledgedWarnings:')));
+      const warned = runLine(`${line} && code=0 || code=$?`, repo);
+      assert.match(warned.stdout, /code=1/);
+      assert.match(warned.stderr, /^warning: agents\/cluster-operator\.yaml:\d+: /m);
     });
   }
 

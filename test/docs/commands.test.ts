@@ -25,20 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { REPO_ROOT } from '../support/golden.ts';
-import { documentedCommands, NOT_RUN_HERE, SERVES } from './documented-commands.ts';
-
-/** A user's shell: no project bins on PATH, no npm script variables. */
-function userEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^npm_/i.test(key) && key !== 'INIT_CWD' && key !== 'NODE') env[key] = value;
-  }
-  env['PATH'] = (process.env['PATH'] ?? '')
-    .split(':')
-    .filter((dir) => !dir.endsWith('/node_modules/.bin') && !dir.includes('/node-gyp-bin'))
-    .join(':');
-  return env;
-}
+import { documentedCommands, NOT_RUN_HERE, SERVES, userEnv } from './documented-commands.ts';
 
 /**
  * A copy of this checkout's files (tracked and new, as `git clone` would give once committed) in a new git

@@ -78,8 +78,12 @@ export function documentedCommands(repo: string): DocumentedCommand[] {
 
 /** Commands no test here can run, and why. Every entry must still be in the docs. */
 export const NOT_RUN_HERE: Readonly<Record<string, string>> = {
-  'npm install':
-    'installs from the npm registry, which tests may not reach; the test clone gets this checkout’s installed packages, and .ci/run runs `npm install` itself',
+  'npx --yes --package=node@24.21.0 -- npm install':
+    'installs for real, from the npm cache: test/docs/install.test.ts runs it in a git clone of the commit, offline; the clone here links this checkout’s installed packages',
+  'npm install /path/to/toolyard/toolyard-0.1.0.tgz':
+    'installs into a user’s project; test:package installs the packed tarball into a fresh cdk8s app (and test/docs/install.test.ts packs it)',
+  'helm install reviewer ./my-charts/reviewer-0.2.0.tgz --namespace agents --create-namespace':
+    'needs helm and a cluster; test/chart renders every chart with a Helm stand-in (Go text/template + sprig)',
   'npm install toolyard':
     'installs the published package; test:package installs the packed tarball into a fresh cdk8s app and runs it there',
   'npm install --global toolyard':
@@ -93,9 +97,9 @@ export const NOT_RUN_HERE: Readonly<Record<string, string>> = {
   'npm run images toolchain-rust': 'the same builder as `npm run images`, which npm test runs',
   'npm run release':
     'assembles all images too; test:images assembles the release twice and compares SHA256SUMS',
-  'skopeo copy oci-archive:dist/images/toolchain-rust.oci.tar docker://ghcr.io/you/toolchain-rust:0.1.0':
+  'skopeo copy --all oci-archive:dist/images/toolchain-rust.oci.tar docker://ghcr.io/you/toolchain-rust:0.1.0':
     'pushes to a registry; test/images unpacks the same archives with umoci',
-  'skopeo copy oci-archive:dist/images/toolchain-rust.oci.tar docker://registry.example/toolchain-rust:0.1.0':
+  'skopeo copy --all oci-archive:dist/images/toolchain-rust.oci.tar docker://registry.example/toolchain-rust:0.1.0':
     'pushes to a registry; test/images unpacks the same archives with umoci',
   'docker build -f images/toolchain-rust/Dockerfile -t ghcr.io/toolyard/toolchain-rust:0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" .':
     'needs a Docker engine; test/images/dockerfiles.test.ts holds the Dockerfiles to the images npm run images builds',
@@ -105,12 +109,25 @@ export const NOT_RUN_HERE: Readonly<Record<string, string>> = {
   'kubectl create namespace agents': 'needs a Kubernetes cluster',
   'kubectl apply --dry-run=server -f dist/': 'needs a Kubernetes cluster',
   'helm install reviewer ./charts/reviewer --namespace agents':
-    'needs helm and a cluster; test/chart renders every chart with a Helm stand-in (Go text/template + sprig)',
+    'needs a cluster; test/chart lints, renders and packages every chart with the real Helm 3 and Helm 4 (npm run helm)',
   'helm repo add toolyard https://toolyard.dev/charts': 'needs helm and the published site',
   'helm install reviewer toolyard/reviewer --namespace agents --create-namespace':
     'needs helm, a cluster and the published site',
   'helm install reviewer toolyard/reviewer -f my-values.yaml': 'needs helm, a cluster and the published site',
 };
+
+/** A user's shell: no project bins on PATH, no npm script variables. */
+export function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^npm_/i.test(key) && key !== 'INIT_CWD' && key !== 'NODE') env[key] = value;
+  }
+  env['PATH'] = (process.env['PATH'] ?? '')
+    .split(':')
+    .filter((dir) => !dir.endsWith('/node_modules/.bin') && !dir.includes('/node-gyp-bin'))
+    .join(':');
+  return env;
+}
 
 /** Commands that serve until stopped: the test runs them until they print this, then stops them. */
 export const SERVES: Readonly<Record<string, RegExp>> = {

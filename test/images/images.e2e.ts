@@ -1,9 +1,11 @@
 /**
- * The OCI archives `npm run images` wrote to dist/images/, run for real: each unpacked with umoci, its
- * entrypoint and command started in its root filesystem with chroot as uid 65532, driven over MCP (initialize,
- * tools/list, describe_toolchain, the language's version commands through exec_allowed). Then injection: the
- * server image's /opt/toolyard copied into a minimal Debian root filesystem without Node (what the init
- * container does for a stock image) and started with the renderer's own sidecar command.
+ * The OCI archives `npm run images` wrote to dist/images/, run for real, on every architecture of their image
+ * index: each unpacked with umoci, its entrypoint and command started in its root filesystem with chroot as uid
+ * 65532 — arm64 under qemu-user through binfmt_misc —, driven over MCP (initialize, tools/list,
+ * describe_toolchain, the language's version commands through exec_allowed). Then injection, per architecture:
+ * the server image's /opt/toolyard copied into a minimal Debian root filesystem of that architecture without Node
+ * (what the init container does for a stock image: the kubelet pulls the server image for the node's
+ * architecture) and started with the renderer's own sidecar command.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -15,7 +17,14 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
 import { renderAgent } from '../../constructs/src/render.ts';
-import { IMAGE_USER, IMAGES, imageEnv, imageProgram, imageRepository } from '../../images/definitions.ts';
+import {
+  ARCHITECTURES,
+  IMAGE_USER,
+  IMAGES,
+  imageEnv,
+  imageProgram,
+  imageRepository,
+} from '../../images/definitions.ts';
 import { debianRootfs } from '../../images/src/rootfs.ts';
 import { BROKER_PATHS } from '../../toolchain-server/broker/config.ts';
 import { BROKER_CMD, brokerCommand } from '../../toolchain-server/broker/launch.ts';
@@ -55,7 +64,14 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
   before(async () => {
     work = await mkdtemp(join(tmpdir(), 'toolyard-images-'));
     const manifest = JSON.parse(readFileSync(join(IMAGES_DIR, 'images.json'), 'utf8')) as {
-      images: { name: string; archive: string; reference: string; digest: string }[];
+      images: {
+        name: string;
+        archive: string;
+        reference: string;
+        digest: string;
+        platforms: string[];
+        sboms: Record<string, string>;
+      }[];
     };
     assert.deepEqual(
       manifest.images.map((image) => image.name),
@@ -65,7 +81,38 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
     for (const image of IMAGES) {
       const entry = manifest.images.find((candidate) => candidate.name === image.name)!;
       assert.equal(entry.reference, `${imageRepository(image)}:${PACKAGE_VERSION}`);
-      unpacked.set(image.name, await unpackImage(join(IMAGES_DIR, entry.archive), join(work, image.name)));
+      assert.deepEqual(
+        entry.platforms,
+        ARCHITECTURES.map((a) => `linux/${a}`),
+      );
+      for (const architecture of ARCHITECTURES) {
+        const sbom = JSON.parse(readFileSync(join(IMAGES_DIR, entry.sboms[architecture]!), 'utf8')) as {
+          packages: { name: string; externalRefs?: { referenceLocator: string }[] }[];
+        };
+        const purls = sbom.packages.flatMap((p) => p.externalRefs?.map((r) => r.referenceLocator) ?? []);
+        assert.ok(
+          purls.includes(`pkg:npm/toolyard@${PACKAGE_VERSION}`),
+          `${image.name} ${architecture} SBOM`,
+        );
+        for (const name of image.packages)
+          assert.ok(
+            purls.some((purl) => purl.startsWith(`pkg:deb/debian/${name}@`)),
+            `${image.name} ${architecture} SBOM lists ${name}`,
+          );
+        assert.ok(
+          purls.some((purl) => purl.includes(`?arch=${architecture}&`)),
+          `${image.name} ${architecture} SBOM lists ${architecture} packages`,
+        );
+      }
+      for (const architecture of ARCHITECTURES)
+        unpacked.set(
+          `${image.name}/${architecture}`,
+          await unpackImage(
+            join(IMAGES_DIR, entry.archive),
+            join(work, image.name, architecture),
+            architecture,
+          ),
+        );
     }
   });
 
@@ -73,168 +120,183 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  for (const image of IMAGES.filter((i) => imageProgram(i).name === 'toolyard-broker')) {
-    it(`${image.name}: labels, user, entrypoint; the broker runs as uid 65532 and answers with coded JSON`, async () => {
-      const { rootfs, config, tag } = unpacked.get(image.name)!;
-      assert.equal(tag, PACKAGE_VERSION);
-      assert.equal(config.config.User, '65532:65532');
-      assert.deepEqual(config.config.Entrypoint, brokerCommand());
-      assert.deepEqual(config.config.Cmd, [...BROKER_CMD]);
-      const tokenFile = `${BROKER_PATHS.callerTokensDir}/claude`;
-      mkdirSync(join(rootfs, BROKER_PATHS.callerTokensDir), { recursive: true });
-      writeFileSync(join(rootfs, tokenFile), 'image-test-token\n', { mode: 0o644 });
-      writeConfigInRootfs(rootfs, BROKER_PATHS.configFile, {
-        agent: 'image-test',
-        listen: { host: '127.0.0.1', port: 0 },
-        health: { host: '127.0.0.1', port: 0 },
-        callers: [{ name: 'claude', tokenFile }],
+  for (const image of IMAGES.filter((i) => imageProgram(i).name === 'toolyard-broker'))
+    for (const architecture of ARCHITECTURES) {
+      it(`${image.name} (${architecture}): labels, user, entrypoint; the broker runs as uid 65532 and answers with coded JSON`, async () => {
+        const { rootfs, config, tag } = unpacked.get(`${image.name}/${architecture}`)!;
+        assert.equal(tag, PACKAGE_VERSION);
+        assert.equal(config.architecture, architecture);
+        assert.equal(config.config.User, '65532:65532');
+        assert.deepEqual(config.config.Entrypoint, brokerCommand());
+        assert.deepEqual(config.config.Cmd, [...BROKER_CMD]);
+        const tokenFile = `${BROKER_PATHS.callerTokensDir}/claude`;
+        mkdirSync(join(rootfs, BROKER_PATHS.callerTokensDir), { recursive: true });
+        writeFileSync(join(rootfs, tokenFile), 'image-test-token\n', { mode: 0o644 });
+        writeConfigInRootfs(rootfs, BROKER_PATHS.configFile, {
+          agent: 'image-test',
+          listen: { host: '127.0.0.1', port: 0 },
+          health: { host: '127.0.0.1', port: 0 },
+          callers: [{ name: 'claude', tokenFile }],
+        });
+        const broker = await startInRootfs({
+          rootfs,
+          argv: [...config.config.Entrypoint, ...config.config.Cmd],
+          env: config.config.Env,
+          user: config.config.User,
+        });
+        try {
+          const response = await fetch(`${broker.url}/anthropic/v1/messages`);
+          assert.equal(response.status, 401);
+          assert.equal(
+            ((await response.json()) as { error: { code: string } }).error.code,
+            'TOOLYARD_BROKER_UNAUTHENTICATED',
+          );
+        } finally {
+          await broker.stop();
+        }
       });
-      const broker = await startInRootfs({
-        rootfs,
-        argv: [...config.config.Entrypoint, ...config.config.Cmd],
-        env: config.config.Env,
-        user: config.config.User,
-      });
-      try {
-        const response = await fetch(`${broker.url}/anthropic/v1/messages`);
-        assert.equal(response.status, 401);
-        assert.equal(
-          ((await response.json()) as { error: { code: string } }).error.code,
-          'TOOLYARD_BROKER_UNAUTHENTICATED',
+    }
+
+  for (const image of IMAGES.filter((i) => imageProgram(i).name === 'toolchain-server'))
+    for (const architecture of ARCHITECTURES) {
+      it(`${image.name} (${architecture}): labels, user, entrypoint; serves MCP as uid 65532 with its language`, async () => {
+        const { rootfs, config, tag } = unpacked.get(`${image.name}/${architecture}`)!;
+        assert.equal(tag, PACKAGE_VERSION);
+        assert.equal(config.architecture, architecture);
+        assert.match(
+          (await run('file', ['-L', join(rootfs, 'opt', 'toolyard', 'bin', 'node')])).stdout,
+          architecture === 'arm64' ? /ARM aarch64/ : /x86-64/,
+          'the image carries its architecture’s Node',
         );
-      } finally {
-        await broker.stop();
-      }
-    });
-  }
+        assert.equal(config.config.User, '65532:65532');
+        assert.deepEqual(config.config.Entrypoint, serverCommand());
+        assert.deepEqual(
+          config.config.Env,
+          Object.entries(imageEnv(image)).map(([k, v]) => `${k}=${v}`),
+        );
+        const labels = config.config.Labels;
+        assert.equal(labels['org.opencontainers.image.version'], PACKAGE_VERSION);
+        assert.match(labels['org.opencontainers.image.revision'] ?? '', /^[0-9a-f]{40}$/);
+        assert.match(labels['org.opencontainers.image.source'] ?? '', /^https:\/\//);
 
-  for (const image of IMAGES.filter((i) => imageProgram(i).name === 'toolchain-server')) {
-    it(`${image.name}: labels, user, entrypoint; serves MCP as uid 65532 with its language`, async () => {
-      const { rootfs, config, tag } = unpacked.get(image.name)!;
-      assert.equal(tag, PACKAGE_VERSION);
-      assert.equal(config.config.User, '65532:65532');
-      assert.deepEqual(config.config.Entrypoint, serverCommand());
-      assert.deepEqual(
-        config.config.Env,
-        Object.entries(imageEnv(image)).map(([k, v]) => `${k}=${v}`),
+        const commands = [...new Set([...image.versionCommands.map((argv) => argv[0]!), 'touch', 'ls'])];
+        const [configFlag, configPath] = config.config.Cmd;
+        assert.equal(configFlag, '--config');
+        writeConfigInRootfs(rootfs, configPath!, {
+          name: image.name,
+          listen: { host: '127.0.0.1', port: 0 },
+          workspaceRoots: [IMAGE_USER.workspace],
+          tools: { mode: 'exec', allowedCommands: commands },
+          env: { passthrough: ['PATH', 'HOME'] },
+        });
+        const server = await startInRootfs({
+          rootfs,
+          argv: [...config.config.Entrypoint, ...config.config.Cmd],
+          env: config.config.Env,
+          user: config.config.User,
+        });
+        try {
+          const call = await rawSession(server.url);
+          const listed = (await (await call({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).json()) as {
+            result: { tools: { name: string }[] };
+          };
+          const names = listed.result.tools.map((tool) => tool.name);
+          assert.ok(names.includes('describe_toolchain') && names.includes('exec_allowed'), names.join(', '));
+          const described = await callTool(call, 'describe_toolchain', {});
+          assert.equal(described.structuredContent?.name, image.name);
+          // Whose files the server's children write (`id` has no argv policy in the server, so it is refused).
+          await callTool(call, 'exec_allowed', { command: ['touch', 'owned-by'] });
+          const owner = await callTool(call, 'exec_allowed', { command: ['ls', '-l', 'owned-by'] });
+          assert.match(
+            owner.structuredContent?.stdout ?? JSON.stringify(owner),
+            new RegExp(`^\\S+ \\d+ ${IMAGE_USER.name} ${IMAGE_USER.name} `),
+            'the server and its children run as 65532',
+          );
+          for (const argv of image.versionCommands) {
+            const result = await callTool(call, 'exec_allowed', { command: argv });
+            assert.equal(
+              result.structuredContent?.exitCode,
+              0,
+              `${argv.join(' ')}: ${JSON.stringify(result)}`,
+            );
+            const output = `${result.structuredContent?.stdout ?? ''}${result.structuredContent?.stderr ?? ''}`;
+            assert.match(output, /\d+\.\d+/, `${argv.join(' ')} printed no version: ${output}`);
+          }
+        } finally {
+          await server.stop();
+        }
+      });
+    }
+
+  for (const architecture of ARCHITECTURES)
+    it(`injection (${architecture}): the server image’s /opt/toolyard runs in a Debian root filesystem without Node, started with the renderer’s sidecar command`, async () => {
+      // A stock image stand-in: Debian bookworm minbase (glibc 2.36, libstdc++6), no Node anywhere.
+      const base = await debianRootfs({
+        suite: 'bookworm',
+        architecture,
+        packages: [],
+        dpkgFilters: ['force-unsafe-io'],
+        setup: [],
+      });
+      const rootfs = join(work, 'stock', architecture, 'rootfs');
+      mkdirSync(rootfs, { recursive: true });
+      await run('tar', ['-xf', base.tar, '-C', rootfs]);
+      for (const node of ['usr/bin/node', 'usr/bin/nodejs', 'usr/local/bin/node'])
+        assert.equal(existsSync(join(rootfs, node)), false, `${node} exists in the stock root filesystem`);
+      // What the init container does: cp -R /opt/toolyard/. into the emptyDir mounted at /opt/toolyard.
+      cpSync(
+        join(unpacked.get(`toolchain-server/${architecture}`)!.rootfs, 'opt', 'toolyard'),
+        join(rootfs, 'opt', 'toolyard'),
+        {
+          recursive: true,
+        },
       );
-      const labels = config.config.Labels;
-      assert.equal(labels['org.opencontainers.image.version'], PACKAGE_VERSION);
-      assert.match(labels['org.opencontainers.image.revision'] ?? '', /^[0-9a-f]{40}$/);
-      assert.match(labels['org.opencontainers.image.source'] ?? '', /^https:\/\//);
 
-      const commands = [...new Set([...image.versionCommands.map((argv) => argv[0]!), 'touch', 'ls'])];
-      const [configFlag, configPath] = config.config.Cmd;
-      assert.equal(configFlag, '--config');
-      writeConfigInRootfs(rootfs, configPath!, {
-        name: image.name,
+      const spec = readFileSync(join(REPO_ROOT, 'examples', 'polyglot-reviewer.yaml'), 'utf8');
+      const checked = checkSpecText(spec, 'polyglot-reviewer.yaml');
+      assert.ok(checked.ok);
+      const { objects } = renderAgent(checked.specs[0]!.agent);
+      type PodSpec = {
+        containers: { name: string; image: string; command: string[] }[];
+        volumes: { name: string; configMap?: { name: string } }[];
+      };
+      // The rust toolchain runs in the agent pod or (placement: pod) in a pod of its own: either way, its pod.
+      const pods = objects
+        .filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet')
+        .map((o) => (o as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec);
+      const pod = pods.find((p) => p.containers.some((c) => c.image.startsWith('docker.io/library/rust')));
+      const sidecar = pod?.containers.find((c) => c.image.startsWith('docker.io/library/rust'));
+      assert.ok(sidecar, 'the example injects the server into the stock rust image');
+      assert.deepEqual(sidecar.command.slice(0, serverCommand().length), serverCommand());
+      const configPath = sidecar.command.at(-1)!;
+      const configMapName = pod!.volumes.find((v) => v.name === `${sidecar.name}-config`)?.configMap?.name;
+      const configMap = objects.find(
+        (o) => o.kind === 'ConfigMap' && o.metadata.name === configMapName,
+      ) as unknown as {
+        data: Record<string, string>;
+      };
+      const rendered = JSON.parse(configMap.data['config.json']!) as Record<string, unknown>;
+      assert.equal(typeof rendered['name'], 'string', 'the rendered toolchain config');
+      writeConfigInRootfs(rootfs, configPath, {
+        ...rendered,
         listen: { host: '127.0.0.1', port: 0 },
-        workspaceRoots: [IMAGE_USER.workspace],
-        tools: { mode: 'exec', allowedCommands: commands },
-        env: { passthrough: ['PATH', 'HOME'] },
+        health: undefined,
+        // Bearer auth reads a mounted Secret file; this test is about the runtime, so it calls without a token.
+        auth: undefined,
+        workspaceRoots: ['/tmp'],
       });
       const server = await startInRootfs({
         rootfs,
-        argv: [...config.config.Entrypoint, ...config.config.Cmd],
-        env: config.config.Env,
-        user: config.config.User,
+        argv: sidecar.command,
+        env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'HOME=/tmp'],
+        user: `${IMAGE_USER.id}:${IMAGE_USER.id}`,
       });
       try {
         const call = await rawSession(server.url);
-        const listed = (await (await call({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).json()) as {
-          result: { tools: { name: string }[] };
-        };
-        const names = listed.result.tools.map((tool) => tool.name);
-        assert.ok(names.includes('describe_toolchain') && names.includes('exec_allowed'), names.join(', '));
         const described = await callTool(call, 'describe_toolchain', {});
-        assert.equal(described.structuredContent?.name, image.name);
-        // Whose files the server's children write (`id` has no argv policy in the server, so it is refused).
-        await callTool(call, 'exec_allowed', { command: ['touch', 'owned-by'] });
-        const owner = await callTool(call, 'exec_allowed', { command: ['ls', '-l', 'owned-by'] });
-        assert.match(
-          owner.structuredContent?.stdout ?? JSON.stringify(owner),
-          new RegExp(`^\\S+ \\d+ ${IMAGE_USER.name} ${IMAGE_USER.name} `),
-          'the server and its children run as 65532',
-        );
-        for (const argv of image.versionCommands) {
-          const result = await callTool(call, 'exec_allowed', { command: argv });
-          assert.equal(result.structuredContent?.exitCode, 0, `${argv.join(' ')}: ${JSON.stringify(result)}`);
-          const output = `${result.structuredContent?.stdout ?? ''}${result.structuredContent?.stderr ?? ''}`;
-          assert.match(output, /\d+\.\d+/, `${argv.join(' ')} printed no version: ${output}`);
-        }
+        assert.equal(described.structuredContent?.name, rendered['name']);
       } finally {
         await server.stop();
       }
     });
-  }
-
-  it('injection: the server image’s /opt/toolyard runs in a Debian root filesystem without Node, started with the renderer’s sidecar command', async () => {
-    // A stock image stand-in: Debian bookworm minbase (glibc 2.36, libstdc++6), no Node anywhere.
-    const base = await debianRootfs({
-      suite: 'bookworm',
-      packages: [],
-      dpkgFilters: ['force-unsafe-io'],
-      setup: [],
-    });
-    const rootfs = join(work, 'stock', 'rootfs');
-    mkdirSync(rootfs, { recursive: true });
-    await run('tar', ['-xf', base.tar, '-C', rootfs]);
-    for (const node of ['usr/bin/node', 'usr/bin/nodejs', 'usr/local/bin/node'])
-      assert.equal(existsSync(join(rootfs, node)), false, `${node} exists in the stock root filesystem`);
-    // What the init container does: cp -R /opt/toolyard/. into the emptyDir mounted at /opt/toolyard.
-    cpSync(
-      join(unpacked.get('toolchain-server')!.rootfs, 'opt', 'toolyard'),
-      join(rootfs, 'opt', 'toolyard'),
-      {
-        recursive: true,
-      },
-    );
-
-    const spec = readFileSync(join(REPO_ROOT, 'examples', 'polyglot-reviewer.yaml'), 'utf8');
-    const checked = checkSpecText(spec, 'polyglot-reviewer.yaml');
-    assert.ok(checked.ok);
-    const { objects } = renderAgent(checked.specs[0]!.agent);
-    type PodSpec = {
-      containers: { name: string; image: string; command: string[] }[];
-      volumes: { name: string; configMap?: { name: string } }[];
-    };
-    // The rust toolchain runs in the agent pod or (placement: pod) in a pod of its own: either way, its pod.
-    const pods = objects
-      .filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet')
-      .map((o) => (o as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec);
-    const pod = pods.find((p) => p.containers.some((c) => c.image.startsWith('docker.io/library/rust')));
-    const sidecar = pod?.containers.find((c) => c.image.startsWith('docker.io/library/rust'));
-    assert.ok(sidecar, 'the example injects the server into the stock rust image');
-    assert.deepEqual(sidecar.command.slice(0, serverCommand().length), serverCommand());
-    const configPath = sidecar.command.at(-1)!;
-    const configMapName = pod!.volumes.find((v) => v.name === `${sidecar.name}-config`)?.configMap?.name;
-    const configMap = objects.find(
-      (o) => o.kind === 'ConfigMap' && o.metadata.name === configMapName,
-    ) as unknown as {
-      data: Record<string, string>;
-    };
-    const rendered = JSON.parse(configMap.data['config.json']!) as Record<string, unknown>;
-    assert.equal(typeof rendered['name'], 'string', 'the rendered toolchain config');
-    writeConfigInRootfs(rootfs, configPath, {
-      ...rendered,
-      listen: { host: '127.0.0.1', port: 0 },
-      health: undefined,
-      // Bearer auth reads a mounted Secret file; this test is about the runtime, so it calls without a token.
-      auth: undefined,
-      workspaceRoots: ['/tmp'],
-    });
-    const server = await startInRootfs({
-      rootfs,
-      argv: sidecar.command,
-      env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'HOME=/tmp'],
-      user: `${IMAGE_USER.id}:${IMAGE_USER.id}`,
-    });
-    try {
-      const call = await rawSession(server.url);
-      const described = await callTool(call, 'describe_toolchain', {});
-      assert.equal(described.structuredContent?.name, rendered['name']);
-    } finally {
-      await server.stop();
-    }
-  });
 });

@@ -31,22 +31,57 @@ export interface UnpackedImage {
   readonly tag: string;
 }
 
-/** `tar -x` of the archive into an OCI layout, then `umoci unpack` of its one tag into `dir/bundle`. */
-export async function unpackImage(archive: string, dir: string): Promise<UnpackedImage> {
+interface IndexEntry {
+  readonly mediaType: string;
+  readonly digest: string;
+  readonly size: number;
+  readonly platform?: { readonly architecture: string; readonly os: string };
+  readonly annotations?: Record<string, string>;
+}
+
+/**
+ * `tar -x` of the archive into an OCI layout; its one tag names an image index with a manifest per
+ * architecture; the manifest of `architecture` is tagged `<tag>-<architecture>` in the layout (as a registry
+ * resolves a multi-architecture image for a node) and `umoci unpack`ed into `dir/bundle`.
+ */
+export async function unpackImage(
+  archive: string,
+  dir: string,
+  architecture = 'amd64',
+): Promise<UnpackedImage> {
   const layout = join(dir, 'layout');
   mkdirSync(layout, { recursive: true });
   await run('tar', ['-xf', archive, '-C', layout]);
   const blob = (digest: string) =>
     readFileSync(join(layout, 'blobs', 'sha256', digest.replace(/^sha256:/, '')), 'utf8');
-  const index = JSON.parse(readFileSync(join(layout, 'index.json'), 'utf8')) as {
-    manifests: { digest: string; annotations: Record<string, string> }[];
-  };
+  const index = JSON.parse(readFileSync(join(layout, 'index.json'), 'utf8')) as { manifests: IndexEntry[] };
   const [entry] = index.manifests;
   if (!entry || index.manifests.length !== 1) throw new Error(`${archive}: expected one image in index.json`);
-  const tag = entry.annotations['org.opencontainers.image.ref.name']!;
-  const manifest = JSON.parse(blob(entry.digest)) as { config: { digest: string } };
+  if (entry.mediaType !== 'application/vnd.oci.image.index.v1+json')
+    throw new Error(`${archive}: its tag names a ${entry.mediaType}, not a multi-architecture image index`);
+  const tag = entry.annotations?.['org.opencontainers.image.ref.name'];
+  if (!tag) throw new Error(`${archive}: the image index has no tag`);
+  const imageIndex = JSON.parse(blob(entry.digest)) as { manifests: IndexEntry[] };
+  const platform = imageIndex.manifests.find((m) => m.platform?.architecture === architecture);
+  if (!platform) throw new Error(`${archive}: no ${architecture} manifest in the image index`);
+  const manifest = JSON.parse(blob(platform.digest)) as { config: { digest: string } };
   const config = JSON.parse(blob(manifest.config.digest)) as OciImageConfig;
-  await run('umoci', ['unpack', '--image', `${layout}:${tag}`, join(dir, 'bundle')], {
+  const platformTag = `${tag}-${architecture}`;
+  writeFileSync(
+    join(layout, 'index.json'),
+    JSON.stringify({
+      ...index,
+      manifests: [
+        {
+          mediaType: platform.mediaType,
+          digest: platform.digest,
+          size: platform.size,
+          annotations: { 'org.opencontainers.image.ref.name': platformTag },
+        },
+      ],
+    }),
+  );
+  await run('umoci', ['unpack', '--image', `${layout}:${platformTag}`, join(dir, 'bundle')], {
     maxBuffer: 64 * 1024 * 1024,
   });
   return { rootfs: join(dir, 'bundle', 'rootfs'), config, tag };

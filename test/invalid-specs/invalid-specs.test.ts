@@ -3,6 +3,8 @@
  * report for it, exactly (line, JSON path, message and, where given, the hint):
  *
  *   # expect: 15: /spec/toolchains/0/port: must be <= 65535
+ *   # expect: 6: not YAML: …                 (a problem of the text, not of a field: no path)
+ *   # expect: 0: empty file                  (line 0: the file as a whole)
  *   #   hint: did you mean "handles"?        (optional; belongs to the expect above it)
  */
 import assert from 'node:assert/strict';
@@ -26,9 +28,9 @@ interface Expected {
 function parseExpectations(text: string): Expected[] {
   const expected: Expected[] = [];
   for (const line of text.split('\n')) {
-    const expect = /^# expect: (\d+): (\/\S*): (.*)$/.exec(line);
+    const expect = /^# expect: (\d+): (?:(\/\S*): )?(.*)$/.exec(line);
     if (expect) {
-      expected.push({ line: Number(expect[1]), path: expect[2]!, message: expect[3]! });
+      expected.push({ line: Number(expect[1]), path: expect[2] ?? '', message: expect[3]! });
       continue;
     }
     const hint = /^# {3}hint: (.*)$/.exec(line);

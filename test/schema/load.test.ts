@@ -73,7 +73,7 @@ describe('loadSpecText', () => {
   it('reports every problem, not just the first', () => {
     const text = valid.replace('port: 8080', 'port: -1').replace('kind: Agent', 'kind: Pod');
     assert.deepEqual(errorsOf(text), [
-      'spec.yaml:2: /kind: must be "Agent"',
+      'spec.yaml:2: /kind: must be "Agent"\n  hint: got "Pod"',
       'spec.yaml:10: /spec/backends/0/port: must be >= 1',
     ]);
   });
@@ -87,16 +87,16 @@ describe('loadSpecText', () => {
 
   it('reports YAML syntax errors and duplicate keys with their line', () => {
     assert.deepEqual(errorsOf(`${valid}  rbac: [unclosed\n`), [
-      'spec.yaml:12: /: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
+      'spec.yaml:12: not YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
     ]);
     const duplicate = errorsOf(valid.replace('kind: Agent', 'kind: Agent\nkind: Agent'));
     assert.equal(duplicate.length, 1);
-    assert.match(duplicate[0]!, /^spec\.yaml:3: \/: invalid YAML: Map keys must be unique/);
+    assert.match(duplicate[0]!, /^spec\.yaml:3: not YAML: Map keys must be unique/);
   });
 
   it('rejects an empty file', () => {
     assert.deepEqual(errorsOf('# nothing here\n'), [
-      'spec.yaml:1: /: the file holds no document\n  hint: write an Agent spec (apiVersion: toolyard.dev/v1alpha1, kind: Agent)',
+      'spec.yaml: no YAML document in this file, only comments\n  hint: write an Agent spec (apiVersion: toolyard.dev/v1alpha1, kind: Agent)',
     ]);
   });
 

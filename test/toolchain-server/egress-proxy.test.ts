@@ -4,6 +4,7 @@
  * read from its file at start.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -65,6 +66,33 @@ describe('egressProxy', () => {
       ])
         assert.ok(lines.has(`${name}=${PROXY}`), `${name} missing or wrong in:\n${out.stdout}`);
       assert.ok(lines.has('NO_PROXY=localhost,127.0.0.1,::1'));
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it("gives git the proxy over a repository's own http.proxy", async () => {
+    const ws = makeWorkspace();
+    try {
+      const tokenFile = join(ws.outside, 'token');
+      writeFileSync(tokenFile, TOKEN);
+      execFileSync('git', ['init', '-q', ws.root]);
+      execFileSync('git', ['-C', ws.root, 'config', 'http.proxy', 'http://repository-chosen:3128']);
+      const toolchain = new Toolchain({
+        config: makeConfig(ws, {
+          egressProxy: { url: 'http://reviewer-broker.agents.svc:8480', user: 'toolchain-rust', tokenFile },
+        }),
+        env: { PATH: process.env.PATH },
+        log: () => {},
+        probeVersions: false,
+      });
+      const result = await toolchain.callTool('exec_allowed', {
+        command: ['git', 'config', '--get', 'http.proxy'],
+        cwd: ws.root,
+      });
+      const out = result.structuredContent as { exitCode: number; stdout: string; stderr: string };
+      assert.equal(out.exitCode, 0, out.stderr);
+      assert.equal(out.stdout.trim(), PROXY);
     } finally {
       ws.cleanup();
     }

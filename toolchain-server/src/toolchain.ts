@@ -15,7 +15,7 @@ import { approveArgv, commandEnvironment } from './policy/argv-policy.ts';
 import { CommandTable } from './policy/commands.ts';
 import { WorkspaceRoots } from './policy/cwd.ts';
 import { applyCallerEnv, buildBaseEnv } from './policy/env.ts';
-import { egressProxyEnv } from './policy/proxy-env.ts';
+import { egressProxyEnv, proxyUrl } from './policy/proxy-env.ts';
 import { ProcessGroups, type RunResult, runCommand } from './runner.ts';
 import { describeOutputSchema, describeToolchainInput, type ToolchainDescription } from './tools/describe.ts';
 import { execAllowedTool } from './tools/exec-allowed.ts';
@@ -99,6 +99,8 @@ export class Toolchain {
   private readonly tools = new Map<string, ExecTool | 'describe'>();
   private readonly allowedByTool = new Map<string, ReadonlySet<string>>();
   private readonly baseEnv: Record<string, string>;
+  /** The broker proxy URL with this toolchain's credentials, when egressProxy is set. */
+  private readonly httpProxy: string | undefined;
   private readonly callerAllowed: readonly string[];
   private readonly log: LogSink;
   private readonly killGraceMs: number;
@@ -124,14 +126,11 @@ export class Toolchain {
     });
     this.baseEnv = buildBaseEnv(config.env, env);
     // Read once, after main.ts has scrubbed the server's environment: the token reaches children only here.
-    if (config.egressProxy)
-      Object.assign(
-        this.baseEnv,
-        egressProxyEnv(
-          config.egressProxy,
-          readTokenFile(config.egressProxy.tokenFile, '/egressProxy/tokenFile'),
-        ),
-      );
+    if (config.egressProxy) {
+      const token = readTokenFile(config.egressProxy.tokenFile, '/egressProxy/tokenFile');
+      Object.assign(this.baseEnv, egressProxyEnv(config.egressProxy, token));
+      this.httpProxy = proxyUrl(config.egressProxy, token);
+    }
     this.callerAllowed = config.env.callerAllowed;
 
     const execTools: ExecTool[] = [];
@@ -310,7 +309,7 @@ export class Toolchain {
         callerEnv,
         this.callerAllowed,
       ),
-      ...commandEnvironment(plan.command, this.roots.real),
+      ...commandEnvironment(plan.command, this.roots.real, this.httpProxy),
     };
     const args = approveArgv(plan.command, plan.args, {
       cwd,

@@ -14,7 +14,7 @@ import { renderSpecs } from '../render-specs.ts';
 import { UsageError } from '../usage-error.ts';
 import { type OutputFile, writeFilesAtomically } from '../write-files.ts';
 
-export const chartUsage = `Usage: toolyard chart <spec|directory…> [-o DIR] [--version X] [--app-version Y] [--package] [--url URL]
+export const chartUsage = `Usage: toolyard chart <spec|directory…> [-o DIR] [--chart-version X] [--app-version Y] [--package] [--url URL]
 
 Generates a Helm chart per Agent (a directory stands for every *.yaml/*.yml file with "kind: Agent" below
 it) in DIR/<metadata.name>/ (default DIR: charts): Chart.yaml, a commented
@@ -24,7 +24,8 @@ values, release name = agent name and namespace = the spec's namespace, the char
 
 Options:
   -o, --output DIR       output directory (default: charts)
-      --version X        chart version, SemVer 2 (default: 0.1.0)
+      --chart-version X  chart version, SemVer 2 (default: 0.1.0; "--version X" is the same option, as
+                         before; "--version" alone prints toolyard's version)
       --app-version Y    appVersion (default: the chart version)
       --package          also write DIR/<name>-<version>.tgz and DIR/index.yaml (a Helm repository index),
                          merged into an existing DIR/index.yaml: other charts and versions are kept, a
@@ -38,15 +39,19 @@ export async function chartCommand(argv: readonly string[], io: Io): Promise<num
     allowPositionals: true,
     options: {
       output: { type: 'string', short: 'o', default: 'charts' },
-      version: { type: 'string', default: '0.1.0' },
+      'chart-version': { type: 'string' },
+      version: { type: 'string' },
       'app-version': { type: 'string' },
       package: { type: 'boolean', default: false },
       url: { type: 'string', default: '' },
     },
   });
   if (positionals.length === 0) throw new UsageError('chart needs at least one spec file or directory');
-  if (!isSemver(values.version))
-    throw new UsageError(`--version "${values.version}" is not SemVer 2 (e.g. 1.2.3)`);
+  if (values['chart-version'] !== undefined && values.version !== undefined)
+    throw new UsageError('--chart-version and --version are the same option: give one');
+  const version = values['chart-version'] ?? values.version ?? '0.1.0';
+  const flag = values.version !== undefined ? '--version' : '--chart-version';
+  if (!isSemver(version)) throw new UsageError(`${flag} "${version}" is not SemVer 2 (e.g. 1.2.3)`);
   let epoch: number;
   try {
     epoch = parseEpoch(process.env['SOURCE_DATE_EPOCH']);
@@ -59,7 +64,7 @@ export async function chartCommand(argv: readonly string[], io: Io): Promise<num
   const index: IndexEntry[] = [];
   for (const { rendered: result } of rendered) {
     const chart = generateChart(result, {
-      version: values.version,
+      version,
       ...(values['app-version'] ? { appVersion: values['app-version'] } : {}),
     });
     for (const [path, content] of chart.files) {

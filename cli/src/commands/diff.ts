@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { formatSpecError } from '../../../schema/src/load.ts';
+import { count } from '../counts.ts';
 import { DIFF_FORMATS, type DiffFormat, formatDiff } from '../fleet/diff-format.ts';
 import { diffFleets } from '../fleet/fleet-diff.ts';
 import type { FleetAgent } from '../fleet/fleet-model.ts';
@@ -9,7 +10,7 @@ import { renderSidesInParallel } from '../fleet/parallel-render.ts';
 import { type Revision, RevisionError, resolveRevision, revisionSources } from '../fleet/revision.ts';
 import type { Io } from '../io.ts';
 import type { SpecSource } from '../read-specs.ts';
-import { agentCount } from '../spec-files.ts';
+import { agentCount, hasNearMissSpec } from '../spec-files.ts';
 import { UsageError } from '../usage-error.ts';
 
 /** From this many changed specs on, a diff renders on worker threads. */
@@ -81,7 +82,10 @@ export async function diffCommand(argv: readonly string[], io: Io, cwd = process
   // it is neither checked nor rendered. Its agents are counted, and a file is read for names only when it
   // mentions the name of an agent in a changed file (a new file must not reuse a name).
   const headText = new Map(headFiles.sources.map((s) => [s.file, s.text]));
-  const unchanged = baseFiles.sources.filter((s) => headText.get(s.file) === s.text);
+  // A near miss (a misspelt kind or apiVersion) is checked even unchanged: it is an error on both sides.
+  const unchanged = baseFiles.sources.filter(
+    (s) => headText.get(s.file) === s.text && !hasNearMissSpec(s.text),
+  );
   const unchangedFiles = new Set(unchanged.map((s) => s.file));
   const sides = [
     { files: baseFiles, label: base.label },
@@ -122,7 +126,7 @@ export async function diffCommand(argv: readonly string[], io: Io, cwd = process
     const errors = [...files.errors.map((e) => formatSpecError(e)), ...side.errors];
     if (errors.length === 0) continue;
     for (const error of errors) io.stderr(error);
-    io.stderr(`${errors.length} error(s) in ${label}; no diff.`);
+    io.stderr(`${count(errors.length, 'error')} in ${label}; no diff.`);
     return 1;
   }
   const unchangedAgents = unchanged.reduce((sum, s) => sum + agentCount(s.text), 0);

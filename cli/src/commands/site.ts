@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { isSemver } from '../../../chart-generator/src/generate.ts';
 import { parseEpoch } from '../../../chart-generator/src/package.ts';
 import { formatSpecError } from '../../../schema/src/load.ts';
+import { count } from '../counts.ts';
 import { fleetSiteFiles, type SiteOptions } from '../fleet/fleet-site/build-site.ts';
 import { buildSlices } from '../fleet/fleet-site/parallel-build.ts';
 import type { Io } from '../io.ts';
@@ -91,14 +92,14 @@ export async function siteCommand(argv: readonly string[], io: Io): Promise<numb
   }
   if (errors.length > 0) {
     for (const error of errors) io.stderr(error);
-    io.stderr(`${errors.length} error(s); nothing was written.`);
+    io.stderr(`${count(errors.length, 'error')}; nothing was written.`);
     return 1;
   }
   // Each agent's page lists its warnings; a fleet of thousands would bury the terminal in them.
   const warnings = slices.flatMap((s) => s.warnings);
   if (warnings.length > 0)
     io.stderr(
-      `${warnings.length} warning(s), listed on the agents' pages and in the catalog (toolyard synth prints each)`,
+      `${count(warnings.length, 'warning')}, listed on the agents' pages and in the catalog (toolyard validate prints each)`,
     );
   const shares = slices.flatMap((s) => s.shares);
   const files = fleetSiteFiles(shares, options);

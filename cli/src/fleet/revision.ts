@@ -9,8 +9,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import type { SpecError } from '../../../schema/src/load.ts';
-import type { SpecSource } from '../read-specs.ts';
-import { declaresAgent, mayBeSpecFile, specFiles } from '../spec-files.ts';
+import { type SpecSource, unreadable } from '../read-specs.ts';
+import { looksLikeSpec, mayBeSpecFile, NO_SPEC_IN_DIRECTORY, specFiles } from '../spec-files.ts';
 
 const run = promisify(execFile);
 
@@ -79,17 +79,12 @@ export async function revisionSources(
       try {
         sources.push({ file: name(file), text: await readFile(file, 'utf8') });
       } catch (error) {
-        problems.push({
-          file: `${revision.label}/${name(file)}`,
-          line: 0,
-          path: '/',
-          message: `cannot read spec: ${(error as Error).message}`,
-        });
+        problems.push(unreadable(`${revision.label}/${name(file)}`, error as NodeJS.ErrnoException));
       }
     }
     // A directory without specs is no error here: the other side may hold the only ones.
     for (const e of errors)
-      if (e.message !== 'no Agent spec in this directory')
+      if (e.message !== NO_SPEC_IN_DIRECTORY)
         problems.push({ ...e, file: `${revision.label}/${name(e.file)}` });
     return { sources, errors: problems };
   }
@@ -112,7 +107,7 @@ export async function revisionSources(
   const sources: SpecSource[] = [];
   for (const [file, object] of blobs) {
     const text = texts.get(object) ?? '';
-    if (declaresAgent(text)) sources.push({ file, text });
+    if (looksLikeSpec(text)) sources.push({ file, text });
   }
   return { sources, errors: [] };
 }

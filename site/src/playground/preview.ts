@@ -73,9 +73,10 @@ export function previewSpec(text: string, file = 'spec.yaml'): PreviewResult {
   if (!checked.ok) {
     return {
       ok: false,
+      // A problem of the whole text (empty, not YAML) has line 0 or no path: the editor shows it on line 1, at "/".
       diagnostics: checked.errors.map((e) => ({
-        line: e.line,
-        path: e.path,
+        line: Math.max(e.line, 1),
+        path: e.path || '/',
         message: e.message,
         ...(e.hint ? { hint: e.hint } : {}),
       })),

@@ -2,7 +2,8 @@
  * The environment that sends a toolchain's children through the broker's CONNECT proxy (`egressProxy`): the
  * conventional variables in both cases, and each tool's own setting where the tool prefers it over those or
  * lets a project file override them (npm, yarn, pip, cargo all rank environment above project config).
- * git reads `https_proxy`/`http_proxy` through libcurl. The proxy URL carries this toolchain's caller name
+ * git reads `https_proxy` through libcurl, and gets `http.proxy` as a GIT_CONFIG_* override (git.ts) so a
+ * repository's own setting cannot win. The proxy URL carries this toolchain's caller name
  * and broker token as user info (`http://<user>:<token>@host:port`), which is how every one of these tools
  * sends Proxy-Authorization. Callers can set none of these names (env-names.ts).
  */

@@ -975,12 +975,14 @@ export const GIT: CommandSpec = {
  * programs per driver (diff textconv, filters, merge drivers) cannot be overridden this way; it is repository
  * content, like a Makefile (see docs/toolchain-server.md).
  */
-export function gitEnvironment(roots: readonly string[]): Record<string, string> {
+export function gitEnvironment(roots: readonly string[], httpProxy?: string): Record<string, string> {
   const overrides: Array<[string, string]> = [
     ['core.fsmonitor', 'false'],
     ['core.hooksPath', '/dev/null'],
     ['protocol.ext.allow', 'never'],
   ];
+  // With the broker (egressProxy), a repository's own http.proxy (or an empty one: no proxy) must not win.
+  if (httpProxy !== undefined) overrides.push(['http.proxy', httpProxy]);
   const env: Record<string, string> = {
     GIT_CEILING_DIRECTORIES: [...new Set(roots.map((root) => dirname(root)))].join(':'),
     GIT_CONFIG_NOSYSTEM: '1',

@@ -39,7 +39,14 @@ export function tabledCommands(): string[] {
   return [...Object.keys(TABLES), 'python', 'python3', 'python3.X', 'pypy3'].sort();
 }
 
-/** Variables a command always runs with, whatever the caller sets (git's discovery ceiling and overrides). */
-export function commandEnvironment(name: string, roots: readonly string[]): Record<string, string> {
-  return name === 'git' ? gitEnvironment(roots) : {};
+/**
+ * Variables a command always runs with, whatever the caller sets (git's discovery ceiling and overrides).
+ * `httpProxy`: the broker proxy URL, which git then uses whatever a repository's `http.proxy` says.
+ */
+export function commandEnvironment(
+  name: string,
+  roots: readonly string[],
+  httpProxy?: string,
+): Record<string, string> {
+  return name === 'git' ? gitEnvironment(roots, httpProxy) : {};
 }
