@@ -4,7 +4,7 @@
  * - streamed SSE through a model route: time to first byte and per-chunk latency (p50/p95), broker vs direct,
  *   and what the broker adds;
  * - CONNECT throughput: MB/s of one bulk transfer through a tunnel vs a direct TCP connection;
- * - the broker process's RSS and CPU while 1,000 streams are open at once.
+ * - the broker process's RSS and CPU while 1,000 streams are open at once, and its RSS with 1,000 tunnels.
  *
  * The broker runs as in its pod: a separate process running the bundle (`toolchain-server/dist/toolyard-broker.mjs`,
  * built first; `--source` runs `toolchain-server/bin/toolyard-broker.js` instead) with `--config`,
@@ -316,6 +316,25 @@ async function throughput(brokerPort: number, sinkPort: number) {
 }
 
 /** Opens CONCURRENT_STREAMS held streams through the broker and samples its RSS and CPU while they last. */
+/** Holds CONCURRENT_STREAMS tunnels open through the broker (a byte sent on each) and reads its RSS. */
+async function heldTunnels(broker: Broker, holdPort: number) {
+  const pid = broker.child.pid!;
+  const before = procStatus(pid).rss;
+  const sockets: Socket[] = [];
+  for (let i = 0; i < CONCURRENT_STREAMS; i += OPEN_BATCH)
+    await Promise.all(
+      Array.from({ length: Math.min(OPEN_BATCH, CONCURRENT_STREAMS - i) }, async () => {
+        const socket = await tunnel(broker.port, holdPort);
+        socket.write('x');
+        sockets.push(socket);
+      }),
+    );
+  await new Promise((r) => setTimeout(r, 1000));
+  const rss = procStatus(pid).rss;
+  for (const socket of sockets) socket.destroy();
+  return { before, rss };
+}
+
 async function concurrent(broker: Broker, endAll: () => void) {
   const pid = broker.child.pid!;
   const idle = procStatus(pid);
@@ -380,6 +399,13 @@ async function main(): Promise<void> {
   const upstreamPort = await listen(upstream.server);
   const sink = startSink();
   const sinkPort = await listen(sink);
+  const holdSockets = new Set<Socket>();
+  const hold = createNetServer((socket) => {
+    holdSockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => holdSockets.delete(socket));
+  });
+  const holdPort = await listen(hold);
   mkdirSync(join(dir, 'keys'));
   writeFileSync(join(dir, 'keys', 'model'), `${KEY}\n`);
   writeFileSync(join(dir, 'bench-token'), `${TOKEN}\n`);
@@ -404,7 +430,7 @@ async function main(): Promise<void> {
           name: 'bench',
           tokenFile: join(dir, 'bench-token'),
           routes: ['model'],
-          egress: [{ host: 'sink.bench.test', ports: [sinkPort] }],
+          egress: [{ host: 'sink.bench.test', ports: [sinkPort, holdPort] }],
         },
       ],
       deniedCidrs: DEFAULT_DENIED_CIDRS.filter((c) => c !== '127.0.0.0/8'),
@@ -417,6 +443,9 @@ async function main(): Promise<void> {
   const broker = await startBroker(entry, configFile);
   const rssAfter: Record<string, number> = { start: procStatus(broker.child.pid!).rss };
   try {
+    // Held tunnels first, from idle: RSS stays at its high-water mark, so later phases would hide them.
+    const tunnels = await heldTunnels(broker, holdPort);
+    await new Promise((r) => setTimeout(r, 1000));
     const held = await concurrent(broker, upstream.endAll);
     await new Promise((r) => setTimeout(r, 1000));
     rssAfter.streams = procStatus(broker.child.pid!).rss;
@@ -435,6 +464,7 @@ async function main(): Promise<void> {
       },
       connect: bulkRates,
       concurrent: held,
+      tunnels,
       load: { before: loadBefore, after: loadAfter },
       auditLines: broker.auditLines(),
       rssAfter,
@@ -486,7 +516,8 @@ async function main(): Promise<void> {
         `broker RSS after each phase (MB): ${Object.entries(rssAfter)
           .map(([k, v]) => `${k} ${mb(v)}`)
           .join(', ')}`,
-        `broker RSS idle ${mb(held.idleRss)} MB; with ${CONCURRENT_STREAMS} streams open ${mb(held.rssAtOpen)} MB, peak ${mb(held.peakRss)} MB over ${HOLD_SECONDS} s`,
+        `broker RSS before the streams ${mb(held.idleRss)} MB; with ${CONCURRENT_STREAMS} streams open ${mb(held.rssAtOpen)} MB, peak ${mb(held.peakRss)} MB over ${HOLD_SECONDS} s`,
+        `broker RSS with ${CONCURRENT_STREAMS} CONNECT tunnels open (plain TCP both sides): ${mb(tunnels.before)} -> ${mb(tunnels.rss)} MB`,
         `broker CPU with ${CONCURRENT_STREAMS} streams open (1 event/s each): ${fmt(held.cpuPercentHeld, 1)} % of one core; opening them took ${fmt(held.openMs, 0)} ms`,
         `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')} (${availableParallelism()} cores)`,
         '',
@@ -497,6 +528,8 @@ async function main(): Promise<void> {
     upstream.server.close();
     upstream.server.closeAllConnections();
     sink.close();
+    for (const socket of holdSockets) socket.destroy();
+    hold.close();
     ca.cleanup();
     rmSync(dir, { recursive: true, force: true });
   }

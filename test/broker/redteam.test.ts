@@ -282,4 +282,15 @@ describe('broker red team', () => {
         assert.ok(!text.includes(secret), `${name}: a secret in the metrics`);
     }
   });
+  it('after every case: no request or tunnel is still counted open (every error path released its slot)', async () => {
+    await sleep(300);
+    for (const [name, broker] of Object.entries(brokers)) {
+      const open = broker.metrics
+        .render()
+        .split('\n')
+        .filter((line) => line.startsWith('toolyard_broker_open_connections{'));
+      assert.ok(open.length > 0 || name === 'strict', `${name}: no open-connections gauge`);
+      for (const line of open) assert.match(line, / 0$/, `${name}: ${line}`);
+    }
+  });
 });

@@ -47,7 +47,10 @@ function emptyRecord(): EndpointRecord {
   return { connections: 0, servernames: [], requests: [], upgrades: [], rawBytes: [] };
 }
 
-/** What a lenient server routes a target to: the attack a traversal payload aims at. */
+/**
+ * What a lenient server routes a target to — escapes decoded (repeatedly), backslashes as slashes, path
+ * parameters dropped, dot segments resolved: where a traversal payload aims.
+ */
 export function normalise(url: string): string {
   const path = url.split('?')[0] ?? '';
   let decoded = path;
@@ -61,7 +64,8 @@ export function normalise(url: string): string {
       break;
     }
   }
-  return posix.normalize(decoded.replaceAll('\\', '/'));
+  // Tomcat-style path parameters: `..;x` is `..` to the router.
+  return posix.normalize(decoded.replaceAll('\\', '/').replace(/;[^/]*/g, ''));
 }
 
 /**

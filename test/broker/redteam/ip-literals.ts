@@ -41,6 +41,13 @@ const LITERALS: readonly { id: string; literal: string; os: string; at: Endpoint
     at: 'evil',
     what: 'IPv4-mapped, hex words',
   },
+  {
+    id: 'trailing-dot',
+    literal: '127.0.0.30.',
+    os: '127.0.0.30',
+    at: 'evil',
+    what: "evil's dotted quad with a trailing dot",
+  },
   { id: 'v6-loopback', literal: '[::1]', os: '::1', at: 'loop6', what: 'IPv6 loopback' },
   {
     id: 'v6-loopback-long',

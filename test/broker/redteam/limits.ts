@@ -1,11 +1,12 @@
 /**
  * Resource limits (the lab broker: 8 KiB of headers, 1.5 s to send them, 6 connections per caller):
- * oversized headers, slow clients, floods of tunnels, huge bodies. Controls: the same request within the
- * limit goes through (so the refusal is the limit's), and a flood through a broker with default limits
- * opens every tunnel.
+ * oversized headers, slow clients, floods of tunnels and of long completions, huge bodies, a resolver that
+ * never answers. Controls: the same request within the limit goes through (so the refusal is the limit's), and
+ * a flood through a broker with default limits opens every tunnel.
  */
 import { API_KEY, request, routeOk, tunnel } from './http.ts';
 import type { RedteamCase } from './types.ts';
+import { HANGING_NAME } from './world.ts';
 
 const claudeOk = routeOk('/claude/v1/models', [API_KEY('claude')], 'model');
 const TRICKLE = request('GET', '/claude/v1/models', [API_KEY('claude')]);
@@ -65,10 +66,11 @@ export const LIMITS_CASES: readonly RedteamCase[] = [
   {
     id: 'limits-slowloris-route',
     class: 'limits',
-    description: 'a route request trickled over 6 s is cut off by the headers timeout (1.5 s)',
+    description:
+      'a route request trickled over 6 s is cut off by the headers timeout (1.5 s), well before it ends',
     attack: {
       step: { kind: 'raw', to: 'lab', bytes: TRICKLE, pieces: 30, gapMs: 200 },
-      expect: { status: [408, 0], doneWithinMs: 3500 },
+      expect: { status: [408, 0], doneWithinMs: 5000 },
     },
     control: {
       step: { kind: 'raw', to: 'lab', bytes: TRICKLE, pieces: 4, gapMs: 100 },
@@ -88,7 +90,7 @@ export const LIMITS_CASES: readonly RedteamCase[] = [
         pieces: 30,
         gapMs: 200,
       },
-      expect: { status: [408, 0], doneWithinMs: 3500 },
+      expect: { status: [408, 0], doneWithinMs: 5000 },
     },
     control: tunnel('lab', 'rust', 'allowed.pkg.test:{{P}}', { status: [200], reached: ['allowed'] }),
   },
@@ -96,7 +98,7 @@ export const LIMITS_CASES: readonly RedteamCase[] = [
     id: 'limits-silent-client',
     class: 'limits',
     description: 'a client that connects and says nothing is closed by the headers timeout',
-    attack: { step: { kind: 'raw', to: 'lab', bytes: '' }, expect: { status: [408, 0], doneWithinMs: 3500 } },
+    attack: { step: { kind: 'raw', to: 'lab', bytes: '' }, expect: { status: [408, 0], doneWithinMs: 5000 } },
     control: claudeOk,
   },
   {
@@ -170,7 +172,7 @@ export const LIMITS_CASES: readonly RedteamCase[] = [
         head: 'POST /claude/v1/messages HTTP/1.1\r\nHost: {{HOST}}\r\nx-api-key: {{TX:claude}}\r\nTransfer-Encoding: chunked\r\n\r\n',
         bytes: 64 * 1024 * 1024,
       },
-      expect: { status: [401], doneWithinMs: 2000 },
+      expect: { status: [401], doneWithinMs: 4000 },
     },
     control: {
       step: {
@@ -180,6 +182,26 @@ export const LIMITS_CASES: readonly RedteamCase[] = [
         bytes: 8 * 1024 * 1024,
       },
       expect: { status: [200], reached: ['model'], bodyBytes: { at: 'model', is: 8 * 1024 * 1024 } },
+    },
+  },
+  {
+    id: 'upstream-resolver-hangs',
+    class: 'limits',
+    description:
+      'the resolver never answers for a listed name: refused within connectTimeoutMs (2 s), nothing reached',
+    attack: {
+      step: { kind: 'connect', via: 'lab', authority: `${HANGING_NAME}:{{P}}`, auth: 'Basic {{BASIC:rust}}' },
+      expect: { status: [502, 504], doneWithinMs: 5000 },
+    },
+    control: {
+      step: {
+        kind: 'connect',
+        via: 'lab',
+        authority: `${HANGING_NAME}:{{P}}`,
+        auth: 'Basic {{BASIC:rust}}',
+        dns: { [HANGING_NAME]: [['127.0.0.11']] },
+      },
+      expect: { status: [200], reached: ['mirror'] },
     },
   },
 ];

@@ -30,6 +30,7 @@ const OUT_OF_BASE: readonly { id: string; tail: string; what: string }[] = [
   { id: 'encoded-backslash', tail: '..%5cadmin', what: '..%5c' },
   { id: 'dot-dot-after-segment', tail: 'x%2f..%2f..%2fadmin', what: 'x%2f..%2f..%2f' },
   { id: 'half-encoded-dot', tail: '.%2e/admin', what: '.%2e/' },
+  { id: 'path-parameter', tail: '..;/..;/admin', what: '..;/ (a path parameter on a dot segment)' },
 ];
 
 export const ROUTE_TRAVERSAL_CASES: readonly RedteamCase[] = [

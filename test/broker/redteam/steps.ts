@@ -178,7 +178,7 @@ export async function runStep(
       );
       const socket = await open(broker);
       const started = performance.now();
-      const reading = readResponse(socket, started, SILENCE_MS + pieces.length * (step.gapMs ?? 0));
+      const reading = readResponse(socket, started, SILENCE_MS + 2000 + pieces.length * (step.gapMs ?? 0));
       for (const [i, piece] of pieces.entries()) {
         if (i > 0 && step.gapMs) await sleep(step.gapMs);
         if (socket.destroyed) break;

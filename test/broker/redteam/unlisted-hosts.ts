@@ -91,4 +91,11 @@ export const UNLISTED_HOST_CASES: readonly RedteamCase[] = [
     attack: tunnel('lab', 'rust', 'evil.test.:{{P}}', { status: [400, 403] }),
     control: tunnel('lab', 'go', 'evil.test:{{P}}', { status: [200], reached: ['evil'] }),
   },
+  {
+    id: 'unlisted-homograph',
+    class: 'unlisted-host',
+    description: 'аllowed.pkg.test with a Cyrillic "а" (a homograph of the listed name)',
+    attack: tunnel('lab', 'rust', '\u0430llowed.pkg.test:{{P}}', { status: [400, 403] }),
+    control: tunnel('lab', 'rust', 'allowed.pkg.test:{{P}}', { status: [200], reached: ['allowed'] }),
+  },
 ];

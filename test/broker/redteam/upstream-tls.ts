@@ -5,7 +5,6 @@
  */
 import { API_KEY, request } from './http.ts';
 import type { Check, EndpointName, RedteamCase } from './types.ts';
-import { HANGING_NAME } from './world.ts';
 
 /** What a client that skips verification sends the impostor: its key, in the clear for the impostor. */
 const unverified = (at: EndpointName, route: string): Check => ({
@@ -47,25 +46,5 @@ export const UPSTREAM_TLS_CASES: readonly RedteamCase[] = [
       expect: { status: [502], mayReach: ['impostorName'], requests: { at: 'impostorName', count: 0 } },
     },
     control: unverified('impostorName', 'impostor-name'),
-  },
-  {
-    id: 'upstream-resolver-hangs',
-    class: 'limits',
-    description:
-      'the resolver never answers for a listed name: refused within connectTimeoutMs (2 s), nothing reached',
-    attack: {
-      step: { kind: 'connect', via: 'lab', authority: `${HANGING_NAME}:{{P}}`, auth: 'Basic {{BASIC:rust}}' },
-      expect: { status: [502, 504], doneWithinMs: 3500 },
-    },
-    control: {
-      step: {
-        kind: 'connect',
-        via: 'lab',
-        authority: `${HANGING_NAME}:{{P}}`,
-        auth: 'Basic {{BASIC:rust}}',
-        dns: { [HANGING_NAME]: [['127.0.0.11']] },
-      },
-      expect: { status: [200], reached: ['mirror'] },
-    },
   },
 ];
