@@ -234,10 +234,7 @@ describe('validate is the CI gate', () => {
   it('--strict fails on an unacknowledged warning', async () => {
     const { code, stderr } = await run('validate', '--strict', file(unacknowledged));
     assert.equal(code, 1);
-    assert.match(
-      stderr,
-      /^warning: .*spec\.yaml:\d+: \/spec\/broker\/enabled: the broker is disabled/m,
-    );
+    assert.match(stderr, /^warning: .*spec\.yaml:\d+: \/spec\/broker\/enabled: the broker is disabled/m);
     assert.match(
       stderr,
       /^1 warning; --strict fails on warnings: fix each, or acknowledge it with a reason in spec\.acknowledgedWarnings$/m,
