@@ -1,7 +1,9 @@
 /** docs/broker.md (the server half) lists exactly the error codes, audit fields and metrics the broker has. */
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { BROKER_TOKEN_ENV, BROKER_URL_ENV } from '../../constructs/src/defaults.ts';
 import { BROKER_AUDIT_FIELDS } from '../../toolchain-server/broker/audit.ts';
 import { BROKER_ERRORS } from '../../toolchain-server/broker/errors.ts';
 import { BROKER_METRICS } from '../../toolchain-server/broker/metrics.ts';
@@ -32,11 +34,10 @@ describe('docs/broker.md', () => {
         BROKER_ERRORS[row.name as keyof typeof BROKER_ERRORS].status,
         row.name,
       );
+    // The two variables the renderer sets in backends share the prefix; every other name must be a code.
+    const variables = new Set<string>([BROKER_TOKEN_ENV, BROKER_URL_ENV, 'TOOLYARD_BROKER_']);
     for (const code of new Set(doc.match(/TOOLYARD_BROKER_[A-Z_]+/g)))
-      assert.ok(
-        code in BROKER_ERRORS || code === 'TOOLYARD_BROKER_',
-        `${code} in docs is not in the catalogue`,
-      );
+      assert.ok(code in BROKER_ERRORS || variables.has(code), `${code} in docs is not in the catalogue`);
   });
 
   it('lists every audit field, in the order lines are written', () => {

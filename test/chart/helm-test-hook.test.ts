@@ -213,6 +213,7 @@ describe('helm test: the rendered test pod against the real toolchain server and
               type: 'claude',
               image: { repository: 'ghcr.io/example/claude', tag: '1' },
               port: 8080,
+              model: { apiKeySecret: { name: 'claude-credentials', key: 'api-key' } },
             },
           ],
           toolchains: [
