@@ -208,7 +208,9 @@ export interface Example {
 export function loadSpec(file: string, text = readFileSync(file, 'utf8')): ToolyardAgent {
   const result = checkSpecText(text, file);
   if (!result.ok)
-    throw new Error(`${file}: invalid spec: ${result.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+    throw new Error(
+      `${file}: invalid spec: ${result.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+    );
   return result.specs[0]!.agent;
 }
 
