@@ -76,7 +76,10 @@ export async function buildConfine(
         temp,
         relative(serverRoot, CONFINE_SOURCE),
       ],
-      { cwd: serverRoot, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', SOURCE_DATE_EPOCH: '0' } },
+      {
+        cwd: serverRoot,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', SOURCE_DATE_EPOCH: '0' },
+      },
     );
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { stderr?: string };
@@ -91,7 +94,9 @@ export async function buildConfine(
 }
 
 /** Builds every architecture; returns the paths with their sizes. */
-export async function buildAllConfine(): Promise<Array<{ arch: ConfineArchitecture; path: string; bytes: number }>> {
+export async function buildAllConfine(): Promise<
+  Array<{ arch: ConfineArchitecture; path: string; bytes: number }>
+> {
   const out = [];
   for (const arch of Object.keys(CONFINE_ARCHITECTURES) as ConfineArchitecture[]) {
     const path = await buildConfine(arch);

@@ -25,6 +25,14 @@ class Histogram {
   }
 }
 
+interface MetricGauges {
+  inFlight: () => number;
+  queueDepth: () => number;
+  sessions: () => number;
+  /** The Landlock ABI applied to calls (0: none); absent, the metric is not rendered. */
+  confinementAbi?: () => number;
+}
+
 export type CallOutcome = 'ok' | 'nonzero' | 'denied' | 'error' | 'timeout' | 'cancelled' | 'busy';
 
 export class Metrics {
@@ -33,9 +41,9 @@ export class Metrics {
   private readonly durations = new Map<string, Histogram>();
   truncations = 0;
   timeouts = 0;
-  private readonly gauges: { inFlight: () => number; queueDepth: () => number; sessions: () => number };
+  private readonly gauges: MetricGauges;
 
-  constructor(gauges: { inFlight: () => number; queueDepth: () => number; sessions: () => number }) {
+  constructor(gauges: MetricGauges) {
     this.gauges = gauges;
   }
 
@@ -93,6 +101,11 @@ export class Metrics {
     out.push('# HELP toolyard_timeouts_total Calls whose process group was killed by the timeout.');
     out.push('# TYPE toolyard_timeouts_total counter');
     out.push(`toolyard_timeouts_total ${this.timeouts}`);
+    if (this.gauges.confinementAbi) {
+      out.push('# HELP toolyard_confinement_abi Landlock ABI applied to every call (0: unconfined).');
+      out.push('# TYPE toolyard_confinement_abi gauge');
+      out.push(`toolyard_confinement_abi ${this.gauges.confinementAbi()}`);
+    }
     return `${out.join('\n')}\n`;
   }
 }
@@ -107,4 +120,5 @@ export const METRIC_NAMES = [
   'toolyard_policy_denials_total',
   'toolyard_output_truncations_total',
   'toolyard_timeouts_total',
+  'toolyard_confinement_abi',
 ] as const;

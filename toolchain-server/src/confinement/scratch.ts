@@ -1,0 +1,87 @@
+/**
+ * A fresh HOME and TMPDIR per call, removed after it, and tool configuration pinned to files no call can
+ * write: nothing one call leaves in a home directory or a user-level config reaches the next.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * User-level configuration pinned in every child (unless the operator's `env.set` names its own file): `/dev/null`
+ * is empty, read-only to children and owned by nobody a call could be.
+ */
+export const PINNED_CONFIG_ENV: Readonly<Record<string, string>> = {
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  NPM_CONFIG_USERCONFIG: '/dev/null',
+  npm_config_userconfig: '/dev/null',
+  PIP_CONFIG_FILE: '/dev/null',
+  GOENV: 'off',
+};
+
+/** The base of every call's scratch directory: private to the server user, under the server's TMPDIR. */
+export function makeScratchBase(): string {
+  return mkdtempSync(join(tmpdir(), 'toolyard-calls-'));
+}
+
+export interface CallScratch {
+  readonly dir: string;
+  /** HOME, TMPDIR (and TMP/TEMP), XDG dirs, and CARGO_HOME when the operator declared none. */
+  readonly env: Readonly<Record<string, string>>;
+  remove(): void;
+}
+
+/** Creates one call's scratch directory under `base`. */
+export function createCallScratch(base: string, declared: Readonly<Record<string, string>>): CallScratch {
+  const dir = mkdtempSync(join(base, 'call-'));
+  const home = join(dir, 'home');
+  const tmp = join(dir, 'tmp');
+  mkdirSync(home);
+  mkdirSync(tmp);
+  const env: Record<string, string> = { HOME: home, TMPDIR: tmp, TMP: tmp, TEMP: tmp };
+  if (declared.XDG_CONFIG_HOME === undefined) env.XDG_CONFIG_HOME = join(home, '.config');
+  if (declared.CARGO_HOME === undefined) env.CARGO_HOME = join(home, '.cargo');
+  return { dir, env, remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 2 }) };
+}
+
+/**
+ * Cargo has no variable for its user config: it reads `$CARGO_HOME/config.toml`, and a declared CARGO_HOME is a
+ * writable cache. This guard remembers those files as they were at start and puts them back after every call.
+ */
+export class PinnedFiles {
+  private readonly files: ReadonlyArray<{ path: string; content: Buffer | undefined }>;
+
+  constructor(paths: readonly string[]) {
+    this.files = paths.map((path) => ({ path, content: readOrUndefined(path) }));
+  }
+
+  /** Restores any file a call created, changed or removed; returns the paths it restored. */
+  restore(): string[] {
+    const restored: string[] = [];
+    for (const { path, content } of this.files) {
+      const now = readOrUndefined(path);
+      if (now === undefined && content === undefined) continue;
+      if (now !== undefined && content !== undefined && now.equals(content)) continue;
+      try {
+        if (content === undefined) unlinkSync(path);
+        else writeFileSync(path, content);
+        restored.push(path);
+      } catch {}
+    }
+    return restored;
+  }
+}
+
+function readOrUndefined(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The cargo user-config files to pin for a declared CARGO_HOME. */
+export function cargoConfigFiles(declared: Readonly<Record<string, string>>): string[] {
+  const home = declared.CARGO_HOME;
+  return home?.startsWith('/') ? [join(home, 'config.toml'), join(home, 'config')] : [];
+}
