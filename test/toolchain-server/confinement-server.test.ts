@@ -4,8 +4,17 @@
  * must succeed, so the test shows the payload bites).
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -83,7 +92,7 @@ describe('kernel confinement through the server (limits.confinement: required)',
         name: 'confined',
         listen: { host: '127.0.0.1', port: 0 },
         workspaceRoots: [ws.root],
-        tools: { mode: 'exec', allowedCommands: ['sh', 'bash', 'cat'] },
+        tools: { mode: 'exec', allowedCommands: ['sh', 'bash', 'cat', 'tar'] },
         env: { passthrough: ['PATH'] },
         auth: { bearerTokenFile: tokenFile },
         limits: { confinement: 'required' },
@@ -130,6 +139,20 @@ describe('kernel confinement through the server (limits.confinement: required)',
     }
     const inside = await call(client, ['sh', 'write.sh', join(ws.root, 'inside')]);
     assert.equal(inside.stdout, 'wrote\n');
+  });
+
+  it('keeps tar from writing outside the roots through a symlink the workspace already has', async () => {
+    symlinkSync(ws.outside, join(ws.root, 'out'));
+    writeFileSync(join(ws.root, 'payload'), 'x');
+    execFileSync('tar', ['-cf', 'through.tar', '--transform=s,^payload,out/pwned-through,', 'payload'], {
+      cwd: ws.root,
+    });
+    const r = await call(client, ['tar', '-xf', 'through.tar']);
+    assert.notEqual(r.exitCode, 0);
+    assert.equal(existsSync(join(ws.outside, 'pwned-through')), false);
+    const control = direct(['tar', '-xf', 'through.tar'], ws.root);
+    assert.equal(control.exitCode, 0);
+    assert.equal(existsSync(join(ws.outside, 'pwned-through')), true);
   });
 
   it('hides the token file and the config file from children; the control reads them', async () => {
