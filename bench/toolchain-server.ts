@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildConfine, hostConfinePath } from '../toolchain-server/scripts/build-confine.ts';
 import { BUNDLE_PATH, bundle } from '../toolchain-server/scripts/bundle.ts';
 import { listeningPort } from '../toolchain-server/scripts/listening-port.ts';
 import { SERVER_NODE_FLAGS } from '../toolchain-server/src/launch.ts';
@@ -146,6 +147,7 @@ function makeClient(port: number) {
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
   if (!existsSync(BUNDLE_PATH)) await bundle();
+  if (!existsSync(hostConfinePath())) await buildConfine(process.arch === 'arm64' ? 'arm64' : 'amd64');
   const dir = mkdtempSync(join(tmpdir(), 'toolyard-bench-'));
   const workspace = join(dir, 'workspace');
   mkdirSync(workspace);
@@ -153,8 +155,7 @@ async function main(): Promise<void> {
   const configPath = join(dir, 'config.json');
   const tokenFile = join(dir, 'token');
   writeFileSync(tokenFile, TOKEN);
-  writeFileSync(
-    configPath,
+  const config = (confinement: string) =>
     JSON.stringify({
       name: 'bench',
       listen: { host: '127.0.0.1', port: 0 },
@@ -168,9 +169,13 @@ async function main(): Promise<void> {
         maxOutputBytes: 1048576,
         maxConcurrency: 32,
         maxQueue: 64,
+        confinement,
       },
-    }),
-  );
+    });
+  // The default (best-effort: confined where the kernel has Landlock) and, for the confinement cost, `off`.
+  writeFileSync(configPath, config('best-effort'));
+  const offConfigPath = join(dir, 'config-off.json');
+  writeFileSync(offConfigPath, config('off'));
 
   // Start-to-ready: median of five cold starts.
   const readyTimes: number[] = [];
@@ -208,14 +213,32 @@ async function main(): Promise<void> {
   for (let i = 0; i < 100; i++) await client.exec(['true']);
 
   const bare = await bareSpawn();
+  // Confined and unconfined servers sampled alternately, so drift on a shared machine hits both alike.
+  const offServer = await startServer(offConfigPath);
+  const offClient = makeClient(offServer.port);
+  await offClient.initialize();
+  for (let i = 0; i < 100; i++) await offClient.exec(['true']);
   const mcp: number[] = [];
+  const mcpOff: number[] = [];
   for (let i = 0; i < MCP_SAMPLES; i++) {
-    const t = performance.now();
-    const r = await client.exec(['true']);
-    mcp.push(performance.now() - t);
-    if (r.isError) throw new Error('true failed');
+    for (const [c, samples] of [
+      [client, mcp],
+      [offClient, mcpOff],
+    ] as const) {
+      const t = performance.now();
+      const r = await c.exec(['true']);
+      samples.push(performance.now() - t);
+      if (r.isError) throw new Error('true failed');
+    }
   }
   mcp.sort((a, b) => a - b);
+  mcpOff.sort((a, b) => a - b);
+  const ready = (await (await fetch(`http://127.0.0.1:${server.port}/readyz`)).json()) as {
+    confinement: { abi: number };
+  };
+  const abi = ready.confinement.abi;
+  offServer.child.kill('SIGTERM');
+  offClient.agent.destroy();
 
   const throughput: Record<string, number> = {};
   for (const concurrency of [1, 8, 32]) {
@@ -243,6 +266,12 @@ async function main(): Promise<void> {
     node: process.version,
     bareSpawnTrue: { p50Ms: round(bareP50), p99Ms: round(percentile(bare, 99)) },
     mcpExecAllowedTrue: { p50Ms: round(mcpP50), p99Ms: round(percentile(mcp, 99)) },
+    confinement: {
+      abi,
+      unconfinedP50Ms: round(percentile(mcpOff, 50)),
+      unconfinedP99Ms: round(percentile(mcpOff, 99)),
+      addedP50Ms: round(mcpP50 - percentile(mcpOff, 50)),
+    },
     ratioP50: round(mcpP50 / bareP50),
     ratioP99: round(percentile(mcp, 99) / percentile(bare, 99)),
     callsPerSecond: throughput,
@@ -267,6 +296,8 @@ async function main(): Promise<void> {
     `toolchain-server benchmark (node ${results.node}, bundle ${BUNDLE_PATH})`,
     `bare spawn("true")          p50 ${results.bareSpawnTrue.p50Ms} ms   p99 ${results.bareSpawnTrue.p99Ms} ms`,
     `exec_allowed ["true"] (MCP) p50 ${results.mcpExecAllowedTrue.p50Ms} ms   p99 ${results.mcpExecAllowedTrue.p99Ms} ms`,
+    `unconfined (confinement off) p50 ${results.confinement.unconfinedP50Ms} ms   p99 ${results.confinement.unconfinedP99Ms} ms`,
+    `confinement cost (ABI ${abi})   p50 +${results.confinement.addedP50Ms} ms   (aim <= 0.5 ms)`,
     `ratio                       p50 ${results.ratioP50}x   p99 ${results.ratioP99}x   (aim <= 1.5x at p50)`,
     `calls/s                     c1 ${throughput.c1}   c8 ${throughput.c8}   c32 ${throughput.c32}`,
     `idle RSS                    ${results.idleRssMb} MB   (aim < 80 MB)`,

@@ -222,7 +222,7 @@ describe('kernel confinement through the server (limits.confinement: required)',
     const home2 = second.stdout.split('\n')[0]!;
     assert.notEqual(home1, home2);
     assert.equal(second.stdout, `${home2}\n`, 'no planted .gitconfig in the second HOME');
-    assert.equal(existsSync(home1), false, 'the first HOME was removed after its call');
+    await waitFor(() => !existsSync(home1), 3000, 'the first HOME to be removed after its call');
   });
 
   it('pins git, npm, pip and go user configuration in the child environment', async () => {

@@ -2,7 +2,8 @@
  * A fresh HOME and TMPDIR per call, removed after it, and tool configuration pinned to files no call can
  * write: nothing one call leaves in a home directory or a user-level config reaches the next.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -41,7 +42,16 @@ export function createCallScratch(base: string, declared: Readonly<Record<string
   const env: Record<string, string> = { HOME: home, TMPDIR: tmp, TMP: tmp, TEMP: tmp };
   if (declared.XDG_CONFIG_HOME === undefined) env.XDG_CONFIG_HOME = join(home, '.config');
   if (declared.CARGO_HOME === undefined) env.CARGO_HOME = join(home, '.cargo');
-  return { dir, env, remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 2 }) };
+  return { dir, env, remove: () => removeScratch(dir) };
+}
+
+/**
+ * Removes a call's scratch directory in the background, off the call's path: even three rmdir calls take
+ * milliseconds on a busy ext4 disk (docs/benchmarks.md). Every call has its own directory, and nothing of the
+ * call is left to write into it (the helper killed every descendant before the call returned).
+ */
+function removeScratch(dir: string): void {
+  void rm(dir, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
 }
 
 /**
