@@ -10,6 +10,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -212,6 +213,32 @@ describe('kernel confinement through the server (limits.confinement: required)',
           process.kill(pid, 'SIGKILL');
         } catch {}
       }
+    }
+  });
+
+  it("cannot write into another process's stdout through /proc/<pid>/fd/1 (forged audit lines); the control can", async () => {
+    // The server's own stdout is a socketpair under this harness (ENXIO for everyone); in a pod it is a FIFO or
+    // file, like this stand-in's: a process outside the call whose stdout is a file.
+    const log = join(ws.outside, 'stdout.log');
+    const stand = spawn('sleep', ['30'], { stdio: ['ignore', openSync(log, 'w'), 'ignore'] });
+    try {
+      const pid = String(stand.pid);
+      script(
+        'forge.sh',
+        'echo "{\\"event\\":\\"audit\\",\\"forged\\":\\"$2\\"}" > "/proc/$1/fd/1" && echo forged\n',
+      );
+      for (const target of [pid, String(server.child.pid)]) {
+        const r = await call(client, ['sh', 'forge.sh', target, 'confined']);
+        assert.notEqual(r.exitCode, 0);
+        assert.match(r.stderr, /Permission denied/);
+      }
+      const control = direct(['sh', 'forge.sh', pid, 'control'], ws.root);
+      assert.equal(control.stdout, 'forged\n', control.stderr);
+      const written = readFileSync(log, 'utf8');
+      assert.match(written, /"forged":"control"/);
+      assert.doesNotMatch(written, /"forged":"confined"/);
+    } finally {
+      stand.kill('SIGKILL');
     }
   });
 
