@@ -33,6 +33,18 @@ function rssOf(pid: number): number {
 
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
+/**
+ * CPU time of a process and its reaped children (utime + stime + cutime + cstime), in ms: what a call costs
+ * regardless of how long it waited for a core on a busy machine. Clock ticks are 10 ms; divided over hundreds
+ * of calls.
+ */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state): utime..cstime are fields 14..17.
+  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) * 10;
+}
+
 async function bareSpawn(): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < SPAWN_SAMPLES + 50; i++) {
@@ -220,6 +232,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < 100; i++) await offClient.exec(['true']);
   const mcp: number[] = [];
   const mcpOff: number[] = [];
+  const cpuBefore = { on: cpuMsOf(pid), off: cpuMsOf(offServer.child.pid!) };
   for (let i = 0; i < MCP_SAMPLES; i++) {
     for (const [c, samples] of [
       [client, mcp],
@@ -231,6 +244,10 @@ async function main(): Promise<void> {
       if (r.isError) throw new Error('true failed');
     }
   }
+  const cpuPerCall = {
+    on: (cpuMsOf(pid) - cpuBefore.on) / MCP_SAMPLES,
+    off: (cpuMsOf(offServer.child.pid!) - cpuBefore.off) / MCP_SAMPLES,
+  };
   mcp.sort((a, b) => a - b);
   mcpOff.sort((a, b) => a - b);
   const ready = (await (await fetch(`http://127.0.0.1:${server.port}/readyz`)).json()) as {
@@ -271,6 +288,9 @@ async function main(): Promise<void> {
       unconfinedP50Ms: round(percentile(mcpOff, 50)),
       unconfinedP99Ms: round(percentile(mcpOff, 99)),
       addedP50Ms: round(mcpP50 - percentile(mcpOff, 50)),
+      cpuMsPerCall: round(cpuPerCall.on),
+      unconfinedCpuMsPerCall: round(cpuPerCall.off),
+      addedCpuMsPerCall: round(cpuPerCall.on - cpuPerCall.off),
     },
     ratioP50: round(mcpP50 / bareP50),
     ratioP99: round(percentile(mcp, 99) / percentile(bare, 99)),
@@ -297,7 +317,7 @@ async function main(): Promise<void> {
     `bare spawn("true")          p50 ${results.bareSpawnTrue.p50Ms} ms   p99 ${results.bareSpawnTrue.p99Ms} ms`,
     `exec_allowed ["true"] (MCP) p50 ${results.mcpExecAllowedTrue.p50Ms} ms   p99 ${results.mcpExecAllowedTrue.p99Ms} ms`,
     `unconfined (confinement off) p50 ${results.confinement.unconfinedP50Ms} ms   p99 ${results.confinement.unconfinedP99Ms} ms`,
-    `confinement cost (ABI ${abi})   p50 +${results.confinement.addedP50Ms} ms   (aim <= 0.5 ms)`,
+    `confinement cost (ABI ${abi})   p50 +${results.confinement.addedP50Ms} ms   (aim <= 0.5 ms)   CPU per call ${results.confinement.cpuMsPerCall} vs ${results.confinement.unconfinedCpuMsPerCall} ms (+${results.confinement.addedCpuMsPerCall})`,
     `ratio                       p50 ${results.ratioP50}x   p99 ${results.ratioP99}x   (aim <= 1.5x at p50)`,
     `calls/s                     c1 ${throughput.c1}   c8 ${throughput.c8}   c32 ${throughput.c32}`,
     `idle RSS                    ${results.idleRssMb} MB   (aim < 80 MB)`,

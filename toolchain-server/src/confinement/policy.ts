@@ -132,8 +132,9 @@ export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
     readWrite.push(value);
   }
   readWrite.push(...WRITABLE_DEVICES);
+  const walked = readOnlyGrants(denied);
   return {
-    readOnly: [...readOnlyGrants(denied), ...commandDirs],
+    readOnly: [...walked, ...commandDirs.filter((dir) => !walked.some((g) => inside(dir, g)))],
     readWrite,
     connectPorts: config.egressProxy ? [proxyPort(config.egressProxy.url)] : [],
     denied,
