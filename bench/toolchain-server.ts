@@ -12,10 +12,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { buildConfine, hostConfinePath } from '../toolchain-server/scripts/build-confine.ts';
 import { BUNDLE_PATH, bundle } from '../toolchain-server/scripts/bundle.ts';
 import { listeningPort } from '../toolchain-server/scripts/listening-port.ts';
+import { toolchainServerConfigSchema } from '../toolchain-server/src/config.ts';
+import { helperArgs, staticPolicy } from '../toolchain-server/src/confinement/policy.ts';
 import { SERVER_NODE_FLAGS } from '../toolchain-server/src/launch.ts';
 
 const SPAWN_SAMPLES = 500;
@@ -57,6 +59,34 @@ async function bareSpawn(): Promise<number[]> {
     if (i >= 50) times.push(performance.now() - t);
   }
   return times.sort((a, b) => a - b);
+}
+
+/**
+ * The helper alone, outside the server: spawn("true") bare and through toolyard-confine with the bench server's
+ * own policy (same ruleset, report pipe), alternated. This is the process-level cost of confinement.
+ */
+async function helperSpawn(policyArgs: readonly string[]): Promise<{ bare: number[]; confined: number[] }> {
+  const bare: number[] = [];
+  const confined: number[] = [];
+  const once = (file: string, args: readonly string[], report: boolean) =>
+    new Promise<number>((resolve, reject) => {
+      const t = performance.now();
+      const child = spawn(file, args, {
+        stdio: report ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      child.once('error', reject);
+      child.once('close', () => resolve(performance.now() - t));
+    });
+  const truePath = '/usr/bin/true';
+  for (let i = 0; i < SPAWN_SAMPLES + 50; i++) {
+    const a = await once(truePath, [], false);
+    const b = await once(hostConfinePath(), [...policyArgs, '--report-fd', '3', '--', truePath], true);
+    if (i < 50) continue;
+    bare.push(a);
+    confined.push(b);
+  }
+  return { bare: bare.sort((x, y) => x - y), confined: confined.sort((x, y) => x - y) };
 }
 
 interface Server {
@@ -225,6 +255,13 @@ async function main(): Promise<void> {
   for (let i = 0; i < 100; i++) await client.exec(['true']);
 
   const bare = await bareSpawn();
+  const policy = staticPolicy({
+    config: toolchainServerConfigSchema.parse(JSON.parse(readFileSync(configPath, 'utf8'))),
+    ownFiles: [configPath, dirname(BUNDLE_PATH)],
+    scratchBase: join(dir, 'calls'),
+  });
+  const helperArgv = helperArgs(policy, 'best-effort', join(dir, 'calls'), 60_000, 2000);
+  const helper = await helperSpawn(helperArgv);
   // Confined and unconfined servers sampled alternately, so drift on a shared machine hits both alike.
   const offServer = await startServer(offConfigPath);
   const offClient = makeClient(offServer.port);
@@ -291,6 +328,12 @@ async function main(): Promise<void> {
       cpuMsPerCall: round(cpuPerCall.on),
       unconfinedCpuMsPerCall: round(cpuPerCall.off),
       addedCpuMsPerCall: round(cpuPerCall.on - cpuPerCall.off),
+      helperAlone: {
+        rules: policy.readOnly.length + policy.readWrite.length + 1,
+        bareP50Ms: round(percentile(helper.bare, 50)),
+        confinedP50Ms: round(percentile(helper.confined, 50)),
+        addedP50Ms: round(percentile(helper.confined, 50) - percentile(helper.bare, 50)),
+      },
     },
     ratioP50: round(mcpP50 / bareP50),
     ratioP99: round(percentile(mcp, 99) / percentile(bare, 99)),
@@ -318,6 +361,7 @@ async function main(): Promise<void> {
     `exec_allowed ["true"] (MCP) p50 ${results.mcpExecAllowedTrue.p50Ms} ms   p99 ${results.mcpExecAllowedTrue.p99Ms} ms`,
     `unconfined (confinement off) p50 ${results.confinement.unconfinedP50Ms} ms   p99 ${results.confinement.unconfinedP99Ms} ms`,
     `confinement cost (ABI ${abi})   p50 +${results.confinement.addedP50Ms} ms   (aim <= 0.5 ms)   CPU per call ${results.confinement.cpuMsPerCall} vs ${results.confinement.unconfinedCpuMsPerCall} ms (+${results.confinement.addedCpuMsPerCall})`,
+    `helper alone (${results.confinement.helperAlone.rules} rules)   spawn("true") p50 ${results.confinement.helperAlone.bareP50Ms} ms, confined ${results.confinement.helperAlone.confinedP50Ms} ms (+${results.confinement.helperAlone.addedP50Ms})`,
     `ratio                       p50 ${results.ratioP50}x   p99 ${results.ratioP99}x   (aim <= 1.5x at p50)`,
     `calls/s                     c1 ${throughput.c1}   c8 ${throughput.c8}   c32 ${throughput.c32}`,
     `idle RSS                    ${results.idleRssMb} MB   (aim < 80 MB)`,

@@ -314,6 +314,13 @@ describe('degradation: a kernel without Landlock (simulated by the helper, test-
         confinement: { mode: string; abi: number; status: string };
       };
       assert.deepEqual(ready.confinement, { mode: 'best-effort', abi: 0, status: 'unavailable' });
+      await waitFor(
+        () => /this kernel offers no Landlock: commands run unconfined/.test(server.stderr()),
+        3000,
+        'the warning',
+      );
+      const startup = server.lines.find((l) => l.event === 'toolchain') as { confinement: unknown };
+      assert.deepEqual(startup.confinement, { mode: 'best-effort', abi: 0, status: 'unavailable' });
       const client = await connectClient(server.url);
       const target = join(ws.outside, 'unconfined');
       const r = await call(client, ['sh', 'write.sh', target]);

@@ -138,6 +138,17 @@ export async function main(argv: readonly string[]): Promise<void> {
     );
   }
 
+  const confinement = toolchain.confinement;
+  if (confinement.status === 'unavailable' || confinement.status === 'no-helper') {
+    const why =
+      confinement.status === 'unavailable'
+        ? 'this kernel offers no Landlock'
+        : 'the toolyard-confine helper is missing';
+    process.stderr.write(
+      `toolyard-toolchain-server: limits.confinement is best-effort and ${why}: commands run unconfined (argv policy only; docs/confinement.md)\n`,
+    );
+  }
+
   // Start-up (module compilation, version probes) leaves garbage that would otherwise sit in RSS until load.
   void toolchain.versions.then(() => setTimeout(reclaimIdleMemory, 50).unref());
 

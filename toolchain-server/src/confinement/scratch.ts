@@ -3,7 +3,7 @@
  * write: nothing one call leaves in a home directory or a user-level config reaches the next.
  */
 import { mkdirSync, mkdtempSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -42,7 +42,7 @@ export function createCallScratch(base: string, declared: Readonly<Record<string
   const env: Record<string, string> = { HOME: home, TMPDIR: tmp, TMP: tmp, TEMP: tmp };
   if (declared.XDG_CONFIG_HOME === undefined) env.XDG_CONFIG_HOME = join(home, '.config');
   if (declared.CARGO_HOME === undefined) env.CARGO_HOME = join(home, '.cargo');
-  return { dir, env, remove: () => removeScratch(dir) };
+  return { dir, env, remove: () => removeScratch(dir, [home, tmp]) };
 }
 
 /**
@@ -50,8 +50,16 @@ export function createCallScratch(base: string, declared: Readonly<Record<string
  * milliseconds on a busy ext4 disk (docs/benchmarks.md). Every call has its own directory, and nothing of the
  * call is left to write into it (the helper killed every descendant before the call returned).
  */
-function removeScratch(dir: string): void {
-  void rm(dir, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
+function removeScratch(dir: string, children: readonly string[]): void {
+  // Most calls leave home and tmp empty: three rmdir calls, a fraction of what a recursive rm costs in CPU.
+  void (async () => {
+    try {
+      for (const child of children) await rmdir(child);
+      await rmdir(dir);
+    } catch {
+      await rm(dir, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
+    }
+  })();
 }
 
 /**
