@@ -141,7 +141,7 @@ export class Toolchain {
       config.confinementHelper,
       opts.confinementFlags,
     );
-    if (this.confinement.mode !== 'off') this.scratchBase = makeScratchBase();
+    if (this.confinement.mode !== 'off') this.scratchBase = makeScratchBase(config.env.set.TMPDIR);
     this.pinnedFiles = new PinnedFiles(this.scratchBase ? cargoConfigFiles(config.env.set) : []);
     this.limiter = new Limiter(config.limits.maxConcurrency, config.limits.maxQueue);
     this.metrics = new Metrics({

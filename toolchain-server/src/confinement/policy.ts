@@ -19,6 +19,7 @@ export const CACHE_VARIABLES = [
   'npm_config_cache',
   'NPM_CONFIG_CACHE',
   'PIP_CACHE_DIR',
+  'UV_CACHE_DIR',
   'XDG_CACHE_HOME',
   'YARN_CACHE_FOLDER',
   'TF_PLUGIN_CACHE_DIR',

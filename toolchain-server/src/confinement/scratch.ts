@@ -20,8 +20,16 @@ export const PINNED_CONFIG_ENV: Readonly<Record<string, string>> = {
   GOENV: 'off',
 };
 
-/** The base of every call's scratch directory: private to the server user, under the server's TMPDIR. */
-export function makeScratchBase(): string {
+/**
+ * The base of every call's scratch directory, private to the server user: under the children's configured
+ * `TMPDIR` (`env.set`, a writable emptyDir in a pod with a read-only root filesystem), else the server's.
+ */
+export function makeScratchBase(dir?: string): string {
+  if (dir?.startsWith('/')) {
+    try {
+      return mkdtempSync(join(dir, 'toolyard-calls-'));
+    } catch {}
+  }
   return mkdtempSync(join(tmpdir(), 'toolyard-calls-'));
 }
 
