@@ -336,3 +336,62 @@ describe('degradation: a kernel without Landlock (simulated by the helper, test-
     }
   });
 });
+
+describe('kernel confinement with egress: TCP connect only to the egress proxy port', () => {
+  let ws: Workspace;
+  let own: string;
+  let server: ServerProcess;
+  const listeners: Server[] = [];
+  const ports: number[] = [];
+
+  before(async () => {
+    await buildConfine(process.arch === 'arm64' ? 'arm64' : 'amd64');
+    ws = makeWorkspace();
+    own = ownDir();
+    writeFileSync(join(own, 'proxy-token'), 'proxy-token-value');
+    writeFileSync(join(ws.root, 'connect.sh'), 'exec 3<>"/dev/tcp/127.0.0.1/$1" && echo connected\n');
+    for (let i = 0; i < 2; i++) {
+      const listener = createServer((socket) => socket.end());
+      await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+      listeners.push(listener);
+      ports.push((listener.address() as { port: number }).port);
+    }
+    server = await startServerProcess({
+      dir: own,
+      config: {
+        name: 'egress',
+        listen: { host: '127.0.0.1', port: 0 },
+        workspaceRoots: [ws.root],
+        tools: { mode: 'exec', allowedCommands: ['bash'] },
+        env: { passthrough: ['PATH'] },
+        limits: { confinement: 'required' },
+        egressProxy: {
+          url: `http://127.0.0.1:${ports[0]}`,
+          user: 'egress',
+          tokenFile: join(own, 'proxy-token'),
+        },
+      },
+    });
+  });
+  after(async () => {
+    server?.child.kill('SIGTERM');
+    await server?.exited;
+    for (const l of listeners) l.close();
+    ws?.cleanup();
+    if (own) rmSync(own, { recursive: true, force: true });
+  });
+
+  it('connects to the proxy port and nowhere else; the control connects to both', async () => {
+    const client = await connectClient(server.url);
+    try {
+      const proxy = await call(client, ['bash', 'connect.sh', String(ports[0])]);
+      assert.equal(proxy.stdout, 'connected\n', proxy.stderr);
+      const other = await call(client, ['bash', 'connect.sh', String(ports[1])]);
+      assert.notEqual(other.exitCode, 0);
+      assert.match(other.stderr, /Permission denied/);
+      assert.equal(direct(['bash', 'connect.sh', String(ports[1])], ws.root).stdout, 'connected\n');
+    } finally {
+      await client.close();
+    }
+  });
+});
