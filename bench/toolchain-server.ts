@@ -303,8 +303,7 @@ async function main(): Promise<void> {
         while (next < THROUGHPUT_CALLS) {
           next++;
           const r = await client.exec(['true']);
-          if (r.isError)
-            throw new Error(`call failed at concurrency ${concurrency}: ${JSON.stringify(r)}`);
+          if (r.isError) throw new Error(`call failed at concurrency ${concurrency}: ${JSON.stringify(r)}`);
         }
       }),
     );
