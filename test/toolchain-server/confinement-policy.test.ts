@@ -1,11 +1,25 @@
 /** The per-call Landlock policy as data: the walk that grants `/` minus the server's own files, and the flags. */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { toolchainServerConfigSchema } from '../../toolchain-server/src/config.ts';
 import { helperArgs, readOnlyGrants, staticPolicy } from '../../toolchain-server/src/confinement/policy.ts';
+import {
+  cargoConfigFiles,
+  createCallScratch,
+  PinnedFiles,
+} from '../../toolchain-server/src/confinement/scratch.ts';
 
 describe('confinement policy', () => {
   const top = realpathSync(mkdtempSync(join(tmpdir(), 'toolyard-policy-')));
@@ -75,5 +89,37 @@ describe('confinement policy', () => {
       '--grace-ms',
       '100',
     ]);
+  });
+});
+
+describe('per-call scratch and pinned files', () => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'toolyard-scratch-')));
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  it('gives each call its own HOME and TMPDIR (and CARGO_HOME unless declared)', () => {
+    const a = createCallScratch(base, {});
+    const b = createCallScratch(base, { CARGO_HOME: '/cache/cargo' });
+    assert.notEqual(a.env.HOME, b.env.HOME);
+    assert.ok(a.env.HOME!.startsWith(a.dir) && a.env.TMPDIR!.startsWith(a.dir));
+    assert.equal(a.env.CARGO_HOME, join(a.dir, 'home', '.cargo'));
+    assert.equal(b.env.CARGO_HOME, undefined);
+    a.remove();
+    b.remove();
+  });
+
+  it("restores cargo's user config in a declared CARGO_HOME after a call changed, created or removed it", () => {
+    const cargo = join(base, 'cargo');
+    mkdirSync(cargo);
+    writeFileSync(join(cargo, 'config.toml'), '[net]\noffline = true\n');
+    const pinned = new PinnedFiles(cargoConfigFiles({ CARGO_HOME: cargo }));
+    assert.deepEqual(pinned.restore(), []);
+    writeFileSync(join(cargo, 'config.toml'), '[build]\nrustc-wrapper = "/tmp/evil"\n');
+    writeFileSync(join(cargo, 'config'), '[alias]\nb = "run"\n');
+    assert.deepEqual(pinned.restore().sort(), [join(cargo, 'config'), join(cargo, 'config.toml')]);
+    assert.equal(readFileSync(join(cargo, 'config.toml'), 'utf8'), '[net]\noffline = true\n');
+    assert.equal(existsSync(join(cargo, 'config')), false);
+    rmSync(join(cargo, 'config.toml'));
+    pinned.restore();
+    assert.equal(readFileSync(join(cargo, 'config.toml'), 'utf8'), '[net]\noffline = true\n');
   });
 });

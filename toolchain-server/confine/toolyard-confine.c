@@ -381,12 +381,15 @@ __attribute__((used)) void cmain(long *sp) {
 
   /* Wait for the command; on SIGTERM/SIGINT/SIGHUP or the timeout, terminate, then kill after the grace. */
   i64 deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0, kill_at = 0;
-  int status = 0, done = 0, timed_out = 0;
+  int status = 0, done = 0, timed_out = 0, killed = 0;
   while (!done) {
     i64 wait_ms = 1000;
     i64 t = now_ms();
     if (deadline && !kill_at && t >= deadline) timed_out = 1, kill_at = t + grace_ms, signal_descendants(self, SIGTERM);
-    if (kill_at && t >= kill_at) signal_descendants(self, SIGKILL);
+    if (kill_at && t >= kill_at) {
+      int n = signal_descendants(self, SIGKILL);
+      if (n > killed) killed = n; /* the same processes may be signalled again until they are reaped */
+    }
     if (deadline && !kill_at && deadline - t < wait_ms) wait_ms = deadline - t;
     if (kill_at && kill_at - t < wait_ms) wait_ms = kill_at - t > 0 ? kill_at - t : 1;
     struct timespec ts = {wait_ms / 1000, (wait_ms % 1000) * 1000000};
@@ -403,7 +406,7 @@ __attribute__((used)) void cmain(long *sp) {
       if (pid == child) status = st, done = 1;
     }
   }
-  int killed = kill_all(self);
+  killed += kill_all(self);
   put("confine v=1 done killed=");
   putn((u64)killed, 0);
   put(timed_out ? " timeout=1" : " timeout=0");
