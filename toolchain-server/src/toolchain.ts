@@ -476,6 +476,8 @@ export class Toolchain {
       mode: this.confinement.mode,
       killed: done ? Number(done.killed) : null,
     };
+    // A call stopped early (cancel, timeout) may have killed the helper before it reported: not a failure.
+    if (result.cancelled || result.timedOut) return;
     if (failed?.error === 'exec')
       throw new ToolError('TOOLYARD_SPAWN_FAILED', `could not start the command: errno ${failed.errno}.`);
     if (failed || !applied)
