@@ -101,7 +101,7 @@ describe('per-call scratch and pinned files', () => {
     const b = createCallScratch(base, { CARGO_HOME: '/cache/cargo' });
     assert.notEqual(a.env.HOME, b.env.HOME);
     assert.ok(a.env.HOME!.startsWith(a.dir) && a.env.TMPDIR!.startsWith(a.dir));
-    assert.equal(a.env.CARGO_HOME, join(a.dir, 'home', '.cargo'));
+    assert.equal(a.env.CARGO_HOME, join(a.dir, '.cargo'));
     assert.equal(b.env.CARGO_HOME, undefined);
     a.remove();
     b.remove();

@@ -76,6 +76,8 @@ describe('kernel confinement through the server (limits.confinement: required)',
         'setsid sleep 300 > /dev/null 2>&1 & echo $! > "$1"',
         '( sleep 301 > /dev/null 2>&1 & echo $! > "$2" ) &',
         'nohup sleep 302 > /dev/null 2>&1 & echo $! > "$3"',
+        // Leave only once every sleeper has recorded its pid (the backgrounded subshell may not have yet).
+        'until [ -s "$1" ] && [ -s "$2" ] && [ -s "$3" ]; do sleep 0.01; done',
         'exit 0',
         '',
       ].join('\n'),
@@ -201,6 +203,7 @@ describe('kernel confinement through the server (limits.confinement: required)',
     assert.ok(audit.confinement.killed >= 3, `killed ${audit.confinement.killed}`);
 
     // Control: the same script started directly leaves all three running.
+    for (const f of files) rmSync(f);
     const control = spawn('sh', ['spawn.sh', ...files], { cwd: ws.root, stdio: 'ignore', env: { PATH } });
     await new Promise((resolve) => control.once('exit', resolve));
     await new Promise((r) => setTimeout(r, 100));

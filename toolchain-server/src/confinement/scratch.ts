@@ -2,7 +2,7 @@
  * A fresh HOME and TMPDIR per call, removed after it, and tool configuration pinned to files no call can
  * write: nothing one call leaves in a home directory or a user-level config reaches the next.
  */
-import { mkdirSync, mkdtempSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,15 +42,13 @@ export interface CallScratch {
 
 /** Creates one call's scratch directory under `base`. */
 export function createCallScratch(base: string, declared: Readonly<Record<string, string>>): CallScratch {
+  // One directory is both HOME and TMPDIR: each directory created and removed is a journalled metadata write
+  // on the call's path (docs/benchmarks.md), and both are the call's own and thrown away with it.
   const dir = mkdtempSync(join(base, 'call-'));
-  const home = join(dir, 'home');
-  const tmp = join(dir, 'tmp');
-  mkdirSync(home);
-  mkdirSync(tmp);
-  const env: Record<string, string> = { HOME: home, TMPDIR: tmp, TMP: tmp, TEMP: tmp };
-  if (declared.XDG_CONFIG_HOME === undefined) env.XDG_CONFIG_HOME = join(home, '.config');
-  if (declared.CARGO_HOME === undefined) env.CARGO_HOME = join(home, '.cargo');
-  return { dir, env, remove: () => removeScratch(dir, [home, tmp]) };
+  const env: Record<string, string> = { HOME: dir, TMPDIR: dir, TMP: dir, TEMP: dir };
+  if (declared.XDG_CONFIG_HOME === undefined) env.XDG_CONFIG_HOME = join(dir, '.config');
+  if (declared.CARGO_HOME === undefined) env.CARGO_HOME = join(dir, '.cargo');
+  return { dir, env, remove: () => removeScratch(dir) };
 }
 
 /**
@@ -58,11 +56,10 @@ export function createCallScratch(base: string, declared: Readonly<Record<string
  * milliseconds on a busy ext4 disk (docs/benchmarks.md). Every call has its own directory, and nothing of the
  * call is left to write into it (the helper killed every descendant before the call returned).
  */
-function removeScratch(dir: string, children: readonly string[]): void {
-  // Most calls leave home and tmp empty: three rmdir calls, a fraction of what a recursive rm costs in CPU.
+function removeScratch(dir: string): void {
+  // Most calls leave it empty: one rmdir, a fraction of what a recursive rm costs in CPU.
   void (async () => {
     try {
-      for (const child of children) await rmdir(child);
       await rmdir(dir);
     } catch {
       await rm(dir, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
