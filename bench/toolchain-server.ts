@@ -12,9 +12,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { buildConfine, hostConfinePath } from '../toolchain-server/scripts/build-confine.ts';
 import { BUNDLE_PATH, bundle } from '../toolchain-server/scripts/bundle.ts';
 import { listeningPort } from '../toolchain-server/scripts/listening-port.ts';
+import { toolchainServerConfigSchema } from '../toolchain-server/src/config.ts';
+import { helperArgs, staticPolicy } from '../toolchain-server/src/confinement/policy.ts';
 import { SERVER_NODE_FLAGS } from '../toolchain-server/src/launch.ts';
 
 const SPAWN_SAMPLES = 500;
@@ -32,6 +35,18 @@ function rssOf(pid: number): number {
 
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
+/**
+ * CPU time of a process and its reaped children (utime + stime + cutime + cstime), in ms: what a call costs
+ * regardless of how long it waited for a core on a busy machine. Clock ticks are 10 ms; divided over hundreds
+ * of calls.
+ */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state): utime..cstime are fields 14..17.
+  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) * 10;
+}
+
 async function bareSpawn(): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < SPAWN_SAMPLES + 50; i++) {
@@ -44,6 +59,34 @@ async function bareSpawn(): Promise<number[]> {
     if (i >= 50) times.push(performance.now() - t);
   }
   return times.sort((a, b) => a - b);
+}
+
+/**
+ * The helper alone, outside the server: spawn("true") bare and through toolyard-confine with the bench server's
+ * own policy (same ruleset, report pipe), alternated. This is the process-level cost of confinement.
+ */
+async function helperSpawn(policyArgs: readonly string[]): Promise<{ bare: number[]; confined: number[] }> {
+  const bare: number[] = [];
+  const confined: number[] = [];
+  const once = (file: string, args: readonly string[], report: boolean) =>
+    new Promise<number>((resolve, reject) => {
+      const t = performance.now();
+      const child = spawn(file, args, {
+        stdio: report ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      child.once('error', reject);
+      child.once('close', () => resolve(performance.now() - t));
+    });
+  const truePath = '/usr/bin/true';
+  for (let i = 0; i < SPAWN_SAMPLES + 50; i++) {
+    const a = await once(truePath, [], false);
+    const b = await once(hostConfinePath(), [...policyArgs, '--report-fd', '3', '--', truePath], true);
+    if (i < 50) continue;
+    bare.push(a);
+    confined.push(b);
+  }
+  return { bare: bare.sort((x, y) => x - y), confined: confined.sort((x, y) => x - y) };
 }
 
 interface Server {
@@ -146,6 +189,7 @@ function makeClient(port: number) {
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
   if (!existsSync(BUNDLE_PATH)) await bundle();
+  if (!existsSync(hostConfinePath())) await buildConfine(process.arch === 'arm64' ? 'arm64' : 'amd64');
   const dir = mkdtempSync(join(tmpdir(), 'toolyard-bench-'));
   const workspace = join(dir, 'workspace');
   mkdirSync(workspace);
@@ -153,8 +197,7 @@ async function main(): Promise<void> {
   const configPath = join(dir, 'config.json');
   const tokenFile = join(dir, 'token');
   writeFileSync(tokenFile, TOKEN);
-  writeFileSync(
-    configPath,
+  const config = (confinement: string) =>
     JSON.stringify({
       name: 'bench',
       listen: { host: '127.0.0.1', port: 0 },
@@ -168,9 +211,13 @@ async function main(): Promise<void> {
         maxOutputBytes: 1048576,
         maxConcurrency: 32,
         maxQueue: 64,
+        confinement,
       },
-    }),
-  );
+    });
+  // The default (best-effort: confined where the kernel has Landlock) and, for the confinement cost, `off`.
+  writeFileSync(configPath, config('best-effort'));
+  const offConfigPath = join(dir, 'config-off.json');
+  writeFileSync(offConfigPath, config('off'));
 
   // Start-to-ready: median of five cold starts.
   const readyTimes: number[] = [];
@@ -208,14 +255,44 @@ async function main(): Promise<void> {
   for (let i = 0; i < 100; i++) await client.exec(['true']);
 
   const bare = await bareSpawn();
+  const policy = staticPolicy({
+    config: toolchainServerConfigSchema.parse(JSON.parse(readFileSync(configPath, 'utf8'))),
+    ownFiles: [configPath, dirname(BUNDLE_PATH)],
+    scratchBase: join(dir, 'calls'),
+  });
+  const helperArgv = helperArgs(policy, 'best-effort', join(dir, 'calls'), 60_000, 2000);
+  const helper = await helperSpawn(helperArgv);
+  // Confined and unconfined servers sampled alternately, so drift on a shared machine hits both alike.
+  const offServer = await startServer(offConfigPath);
+  const offClient = makeClient(offServer.port);
+  await offClient.initialize();
+  for (let i = 0; i < 100; i++) await offClient.exec(['true']);
   const mcp: number[] = [];
+  const mcpOff: number[] = [];
+  const cpuBefore = { on: cpuMsOf(pid), off: cpuMsOf(offServer.child.pid!) };
   for (let i = 0; i < MCP_SAMPLES; i++) {
-    const t = performance.now();
-    const r = await client.exec(['true']);
-    mcp.push(performance.now() - t);
-    if (r.isError) throw new Error('true failed');
+    for (const [c, samples] of [
+      [client, mcp],
+      [offClient, mcpOff],
+    ] as const) {
+      const t = performance.now();
+      const r = await c.exec(['true']);
+      samples.push(performance.now() - t);
+      if (r.isError) throw new Error('true failed');
+    }
   }
+  const cpuPerCall = {
+    on: (cpuMsOf(pid) - cpuBefore.on) / MCP_SAMPLES,
+    off: (cpuMsOf(offServer.child.pid!) - cpuBefore.off) / MCP_SAMPLES,
+  };
   mcp.sort((a, b) => a - b);
+  mcpOff.sort((a, b) => a - b);
+  const ready = (await (await fetch(`http://127.0.0.1:${server.port}/readyz`)).json()) as {
+    confinement: { abi: number };
+  };
+  const abi = ready.confinement.abi;
+  offServer.child.kill('SIGTERM');
+  offClient.agent.destroy();
 
   const throughput: Record<string, number> = {};
   for (const concurrency of [1, 8, 32]) {
@@ -226,7 +303,7 @@ async function main(): Promise<void> {
         while (next < THROUGHPUT_CALLS) {
           next++;
           const r = await client.exec(['true']);
-          if (r.isError) throw new Error(`call failed at concurrency ${concurrency}`);
+          if (r.isError) throw new Error(`call failed at concurrency ${concurrency}: ${JSON.stringify(r)}`);
         }
       }),
     );
@@ -243,6 +320,21 @@ async function main(): Promise<void> {
     node: process.version,
     bareSpawnTrue: { p50Ms: round(bareP50), p99Ms: round(percentile(bare, 99)) },
     mcpExecAllowedTrue: { p50Ms: round(mcpP50), p99Ms: round(percentile(mcp, 99)) },
+    confinement: {
+      abi,
+      unconfinedP50Ms: round(percentile(mcpOff, 50)),
+      unconfinedP99Ms: round(percentile(mcpOff, 99)),
+      addedP50Ms: round(mcpP50 - percentile(mcpOff, 50)),
+      cpuMsPerCall: round(cpuPerCall.on),
+      unconfinedCpuMsPerCall: round(cpuPerCall.off),
+      addedCpuMsPerCall: round(cpuPerCall.on - cpuPerCall.off),
+      helperAlone: {
+        rules: policy.readOnly.length + policy.readWrite.length + 1,
+        bareP50Ms: round(percentile(helper.bare, 50)),
+        confinedP50Ms: round(percentile(helper.confined, 50)),
+        addedP50Ms: round(percentile(helper.confined, 50) - percentile(helper.bare, 50)),
+      },
+    },
     ratioP50: round(mcpP50 / bareP50),
     ratioP99: round(percentile(mcp, 99) / percentile(bare, 99)),
     callsPerSecond: throughput,
@@ -267,6 +359,9 @@ async function main(): Promise<void> {
     `toolchain-server benchmark (node ${results.node}, bundle ${BUNDLE_PATH})`,
     `bare spawn("true")          p50 ${results.bareSpawnTrue.p50Ms} ms   p99 ${results.bareSpawnTrue.p99Ms} ms`,
     `exec_allowed ["true"] (MCP) p50 ${results.mcpExecAllowedTrue.p50Ms} ms   p99 ${results.mcpExecAllowedTrue.p99Ms} ms`,
+    `unconfined (confinement off) p50 ${results.confinement.unconfinedP50Ms} ms   p99 ${results.confinement.unconfinedP99Ms} ms`,
+    `confinement cost (ABI ${abi})   p50 +${results.confinement.addedP50Ms} ms   (aim <= 0.5 ms)   CPU per call ${results.confinement.cpuMsPerCall} vs ${results.confinement.unconfinedCpuMsPerCall} ms (+${results.confinement.addedCpuMsPerCall})`,
+    `helper alone (${results.confinement.helperAlone.rules} rules)   spawn("true") p50 ${results.confinement.helperAlone.bareP50Ms} ms, confined ${results.confinement.helperAlone.confinedP50Ms} ms (+${results.confinement.helperAlone.addedP50Ms})`,
     `ratio                       p50 ${results.ratioP50}x   p99 ${results.ratioP99}x   (aim <= 1.5x at p50)`,
     `calls/s                     c1 ${throughput.c1}   c8 ${throughput.c8}   c32 ${throughput.c32}`,
     `idle RSS                    ${results.idleRssMb} MB   (aim < 80 MB)`,

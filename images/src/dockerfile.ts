@@ -62,6 +62,13 @@ export function dockerfile(image: ImageDefinition, versions: DockerfileInputs): 
     'COPY --from=node --chown=0:0 --chmod=0755 /node/bin/node /opt/toolyard/bin/node',
     'COPY --from=node --chown=0:0 --chmod=0644 /node/LICENSE /opt/toolyard/LICENSE.node',
     `COPY --chown=0:0 --chmod=0644 ${program.bundleSource} /opt/toolyard/${program.bundleFile}`,
+    ...(program.name === 'toolchain-server'
+      ? [
+          '# The confinement helper of the target architecture (npm run build:server builds both).',
+          'ARG TARGETARCH',
+          `COPY --chown=0:0 --chmod=0755 toolchain-server/dist/confine/\${TARGETARCH}/toolyard-confine /opt/toolyard/bin/toolyard-confine`,
+        ]
+      : []),
     `ENV ${env.join(' \\\n    ')}`,
     'ARG REVISION=unknown',
     `LABEL org.opencontainers.image.title=${JSON.stringify(image.title)} \\`,

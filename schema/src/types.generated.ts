@@ -440,6 +440,10 @@ export interface ToolchainLimits {
    * Calls waiting for a slot before new ones are refused as busy.
    */
   maxQueue?: number;
+  /**
+   * Kernel confinement of every command the toolchain server starts (Landlock through the bundled toolyard-confine helper; docs/confinement.md): writes only in the workspace, a per-call scratch dir and declared caches, no access to the server's own files and tokens, TCP connect only to the egress proxy, signals and abstract sockets scoped, every leftover process killed when the command ends. `required` refuses to start on a node without Landlock; `best-effort` confines where the kernel allows and reports the ABI in use; `off` relies on the argv policy alone.
+   */
+  confinement?: 'required' | 'best-effort' | 'off';
 }
 /**
  * What network this toolchain needs. With the broker on (the default), egress is by name and exact per container: the toolchain reaches what it lists through the broker's CONNECT proxy, with its own token, whatever its pod's other containers need. With `broker.enabled: false`, NetworkPolicy selects pods, not containers: a sidecar's pod gets the union of its containers' needs, and toolyard warns when this toolchain asks for less than its pod will have.

@@ -128,6 +128,7 @@ describe('ToolchainSidecar', () => {
               maxOutputBytes: 4096,
               maxConcurrency: 3,
               maxQueue: 0,
+              confinement: 'required',
             },
             env: { RUSTFLAGS: '-Dwarnings' },
           },
@@ -141,6 +142,7 @@ describe('ToolchainSidecar', () => {
       maxOutputBytes: 4096,
       maxConcurrency: 3,
       maxQueue: 0,
+      confinement: 'required',
     });
     assert.deepEqual(config.handles, { commands: ['cargo'], files: ['Cargo.toml'] });
     assert.deepEqual(config.workspaceRoots, ['/src']);

@@ -204,6 +204,12 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
           assert.ok(names.includes('describe_toolchain') && names.includes('exec_allowed'), names.join(', '));
           const described = await callTool(call, 'describe_toolchain', {});
           assert.equal(described.structuredContent?.name, image.name);
+          // The confinement helper ships in /opt/toolyard/bin and is found next to the bundle (docs/confinement.md):
+          // enforced on a Landlock kernel, `unavailable` under qemu-user (no Landlock syscalls), never missing.
+          const ready = (await (await fetch(`${server.url}/readyz`)).json()) as {
+            confinement: { status: string };
+          };
+          assert.notEqual(ready.confinement.status, 'no-helper', JSON.stringify(ready));
           // Whose files the server's children write (`id` has no argv policy in the server, so it is refused).
           await callTool(call, 'exec_allowed', { command: ['touch', 'owned-by'] });
           const owner = await callTool(call, 'exec_allowed', { command: ['ls', '-l', 'owned-by'] });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { buildConfine } from '../../toolchain-server/scripts/build-confine.ts';
 import { bundle } from '../../toolchain-server/scripts/bundle.ts';
 import { serverCommand } from '../../toolchain-server/src/launch.ts';
 import { connectClient, makeWorkspace, type Workspace } from './helpers.ts';
@@ -22,6 +23,8 @@ describe('bundled server (image entrypoint contract)', () => {
     mkdirSync(join(opt, 'bin'), { recursive: true });
     symlinkSync(process.execPath, join(opt, 'bin', 'node'));
     await bundle(join(opt, 'toolchain-server.mjs'));
+    // As the image layer has it: the confinement helper in bin/, found next to the bundle.
+    await buildConfine(process.arch === 'arm64' ? 'arm64' : 'amd64', join(opt, 'bin', 'toolyard-confine'));
     mkdirSync(join(ws.outside, 'etc', 'toolyard'), { recursive: true });
     server = await startServerProcess({
       // Exactly the image's entrypoint: serverCommand(bundle dir) = [node, ...flags, bundle].
@@ -51,6 +54,15 @@ describe('bundled server (image entrypoint contract)', () => {
       assert.equal(existsSync(join(dir, 'node_modules')), false, `${dir}/node_modules exists`);
       if (dir === dirname(dir)) break;
     }
+  });
+
+  it('finds the confinement helper in <bundleDir>/bin and confines calls (best-effort by default)', async () => {
+    const ready = (await (await fetch(`${server.url}/readyz`)).json()) as {
+      confinement: { mode: string; abi: number; status: string };
+    };
+    assert.equal(ready.confinement.mode, 'best-effort');
+    assert.equal(ready.confinement.status, 'enforced');
+    assert.ok(ready.confinement.abi >= 1);
   });
 
   it('serves MCP over HTTP from the bundle', async () => {

@@ -212,7 +212,8 @@ describe('controls: the payloads bite when run without the server', () => {
   });
 });
 
-describe('what only the container bounds (docs/toolchain-server.md, threat model)', () => {
+// With `limits.confinement: off` (the argv policy alone); confinement-server.test.ts shows the kernel closing both.
+describe('what only the container bounds without kernel confinement (docs/toolchain-server.md, threat model)', () => {
   let pg: Playground;
   let server: ServerProcess;
   let client: Client;
@@ -227,6 +228,7 @@ describe('what only the container bounds (docs/toolchain-server.md, threat model
         workspaceRoots: [pg.root],
         tools: { mode: 'exec', allowedCommands: ['sh', 'tar'] },
         auth: { bearerTokenFile: pg.tokenFile },
+        limits: { confinement: 'off' },
       },
     });
     client = await connectClient(server.url, { authorization: `Bearer ${pg.token}` });

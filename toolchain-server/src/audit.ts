@@ -25,20 +25,31 @@ export const AUDIT_FIELDS = {
   timedOut: 'True when the timeout killed the process group.',
   cancelled: 'True when the client cancelled or disconnected and the process group was killed.',
   session: 'First 16 hex digits of the SHA-256 of the MCP session id (never the id itself), or null.',
+  confinement:
+    'Kernel confinement of the call: `{ abi, mode, killed }` — the Landlock ABI the helper applied (0: none), `limits.confinement`, and how many leftover descendants the helper killed after the command ended (null when no process ran).',
 } as const;
+
+/** The `confinement` field of an audit line. */
+export interface AuditConfinement {
+  readonly abi: number;
+  readonly mode: string;
+  readonly killed: number | null;
+}
 
 export type AuditField = keyof typeof AUDIT_FIELDS;
 
 export type AuditRecord = {
   [K in AuditField]: K extends 'event'
     ? 'audit'
-    : K extends 'argv' | 'envNames'
-      ? readonly string[] | null
-      : K extends 'truncated' | 'timedOut' | 'cancelled'
-        ? boolean
-        : K extends 'exitCode' | 'durationMs' | 'stdoutBytes' | 'stderrBytes'
-          ? number | null
-          : string | null;
+    : K extends 'confinement'
+      ? AuditConfinement
+      : K extends 'argv' | 'envNames'
+        ? readonly string[] | null
+        : K extends 'truncated' | 'timedOut' | 'cancelled'
+          ? boolean
+          : K extends 'exitCode' | 'durationMs' | 'stdoutBytes' | 'stderrBytes'
+            ? number | null
+            : string | null;
 };
 
 export function hashSession(sessionId: string | undefined): string | null {

@@ -15,6 +15,10 @@ export type ToolPreset = (typeof TOOL_PRESETS)[number];
 export const TOOL_MODES = ['structured', 'exec'] as const;
 export type ToolMode = (typeof TOOL_MODES)[number];
 
+/** `limits.confinement`: see docs/confinement.md. */
+export const CONFINEMENT_MODES = ['required', 'best-effort', 'off'] as const;
+export type ConfinementMode = (typeof CONFINEMENT_MODES)[number];
+
 const commandName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'must be a bare command name (no path, no spaces)');
@@ -88,6 +92,12 @@ export const limitsSchema = z
     maxQueue: z.number().int().nonnegative().default(16),
     /** Open MCP sessions; beyond it a new client gets 503 with Retry-After, and no live session is evicted. */
     maxSessions: z.number().int().positive().default(64),
+    /**
+     * Kernel confinement of every command (Landlock, through the `toolyard-confine` helper; docs/confinement.md):
+     * `required` refuses to start without it, `best-effort` (default) confines where the kernel allows and says
+     * so, `off` runs commands unconfined (argv policy only).
+     */
+    confinement: z.enum(CONFINEMENT_MODES).default('best-effort'),
   })
   .strict()
   .refine((l) => l.defaultTimeoutSeconds <= l.maxTimeoutSeconds, {
@@ -162,10 +172,13 @@ export const toolchainServerConfigSchema = z
       maxConcurrency: 2,
       maxQueue: 16,
       maxSessions: 64,
+      confinement: 'best-effort',
     }),
     env: envSchema.default({ passthrough: [...DEFAULT_PASSTHROUGH], set: {}, callerAllowed: [] }),
     auth: authSchema,
     egressProxy: egressProxySchema,
+    /** Path of the `toolyard-confine` helper. Default: `<bundleDir>/bin/toolyard-confine` next to the server. */
+    confinementHelper: z.string().startsWith('/', 'must be an absolute path').optional(),
   })
   .strict()
   .refine((c) => isLoopbackHost(c.listen.host) || c.auth !== undefined || c.listen.allowUnauthenticated, {

@@ -47,6 +47,11 @@ export const ERROR_CODES = {
     summary: 'A positional value of a structured tool starts with `-` and would be read as a flag.',
     decision: 'denied',
   },
+  TOOLYARD_CONFINEMENT_FAILED: {
+    summary:
+      'The confinement helper could not set up the Landlock ruleset for the call (`limits.confinement`); nothing ran.',
+    decision: 'error',
+  },
   TOOLYARD_INVALID_ARGUMENTS: {
     summary: 'The tool arguments do not match the tool input schema.',
     decision: 'error',

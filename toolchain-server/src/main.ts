@@ -3,6 +3,8 @@
  * cleanly on SIGTERM (refuse new calls, let running ones finish within the grace period, kill the rest).
  */
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { stdoutSink } from '../kit/audit-sink.ts';
 import { parseToolchainServerConfig, type ToolchainServerConfig } from './config.ts';
@@ -106,7 +108,9 @@ export async function main(argv: readonly string[]): Promise<void> {
   const log = stdoutSink;
   let app: Awaited<ReturnType<typeof buildServer>>;
   try {
-    app = buildServer({ config, log });
+    // No child may read the config file or the bundle (the server's code, Node and the helper).
+    const ownFiles = [resolve(values.config), dirname(fileURLToPath(import.meta.url))];
+    app = buildServer({ config, log, toolchainOptions: { ownFiles } });
   } catch (error) {
     fail((error as Error).message);
   }
@@ -131,6 +135,17 @@ export async function main(argv: readonly string[]): Promise<void> {
   if (missing > 0) {
     process.stderr.write(
       `toolyard-toolchain-server: not ready: missing binaries [${(report.missingBinaries as string[]).join(', ')}], missing roots [${(report.missingRoots as string[]).join(', ')}]\n`,
+    );
+  }
+
+  const confinement = toolchain.confinement;
+  if (confinement.status === 'unavailable' || confinement.status === 'no-helper') {
+    const why =
+      confinement.status === 'unavailable'
+        ? 'this kernel offers no Landlock'
+        : 'the toolyard-confine helper is missing';
+    process.stderr.write(
+      `toolyard-toolchain-server: limits.confinement is best-effort and ${why}: commands run unconfined (argv policy only; docs/confinement.md)\n`,
     );
   }
 

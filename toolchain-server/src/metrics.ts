@@ -1,6 +1,14 @@
 /** The toolchain server's Prometheus metrics, built on the shared kit (text exposition format 0.0.4). */
 import { CallbackGauge, Counter, CounterMap, HistogramMap, Registry } from '../kit/metrics.ts';
 
+interface MetricGauges {
+  inFlight: () => number;
+  queueDepth: () => number;
+  sessions: () => number;
+  /** The Landlock ABI applied to calls (0: none); absent, the metric is not rendered. */
+  confinementAbi?: () => number;
+}
+
 export type CallOutcome = 'ok' | 'nonzero' | 'denied' | 'error' | 'timeout' | 'cancelled' | 'busy';
 
 export class Metrics {
@@ -15,7 +23,7 @@ export class Metrics {
   readonly truncations: Counter;
   readonly timeouts: Counter;
 
-  constructor(gauges: { inFlight: () => number; queueDepth: () => number; sessions: () => number }) {
+  constructor(gauges: MetricGauges) {
     const r = this.registry;
     r.register(new CallbackGauge('toolyard_tool_calls_in_flight', 'Processes running now.', gauges.inFlight));
     r.register(
@@ -35,6 +43,14 @@ export class Metrics {
     this.timeouts = r.register(
       new Counter('toolyard_timeouts_total', 'Calls whose process group was killed by the timeout.'),
     );
+    if (gauges.confinementAbi)
+      r.register(
+        new CallbackGauge(
+          'toolyard_confinement_abi',
+          'Landlock ABI applied to every call (0: unconfined).',
+          gauges.confinementAbi,
+        ),
+      );
   }
 
   recordCall(tool: string, outcome: CallOutcome, seconds: number): void {
@@ -61,4 +77,5 @@ export const METRIC_NAMES = [
   'toolyard_policy_denials_total',
   'toolyard_output_truncations_total',
   'toolyard_timeouts_total',
+  'toolyard_confinement_abi',
 ] as const;

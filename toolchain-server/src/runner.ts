@@ -91,6 +91,11 @@ export interface RunRequest {
   readonly onProgress?: ((progress: RunProgress) => void) | undefined;
   /** Called with the process group id once spawned, and with undefined once it is gone. */
   readonly onGroup?: ((pgid: number | undefined) => void) | undefined;
+  /**
+   * Run through the confinement helper (docs/confinement.md): `helper` with `args` (its policy), then the command.
+   * The helper's report lines (fd 3) come back in `RunResult.confineReport`.
+   */
+  readonly confine?: { readonly helper: string; readonly args: readonly string[] } | undefined;
 }
 
 export interface RunProgress {
@@ -112,6 +117,8 @@ export interface RunResult {
   readonly timedOut: boolean;
   readonly cancelled: boolean;
   readonly durationMs: number;
+  /** What the confinement helper wrote on its report fd (empty when not confined). */
+  readonly confineReport: string;
 }
 
 /** Signals a whole process group, ignoring a group that is already gone. */
@@ -143,12 +150,21 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let child: ChildProcess;
+    // Confined: the helper runs the command (fd 3 carries its report); it also kills the command's leftovers,
+    // so SIGKILL to the group waits one more second after the helper's own grace.
+    const confine = req.confine;
+    const file = confine ? confine.helper : req.file;
+    const args = confine
+      ? [...confine.args, '--report-fd', '3', '--argv0', req.argv0, '--', req.file, ...req.args]
+      : (req.args as string[]);
+    const killGraceMs = confine ? req.killGraceMs + 1000 : req.killGraceMs;
+    let report = '';
     try {
-      child = spawn(req.file, req.args as string[], {
-        argv0: req.argv0,
+      child = spawn(file, args, {
+        argv0: confine ? 'toolyard-confine' : req.argv0,
         cwd: req.cwd,
         env: req.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: confine ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
         detached: true,
         shell: false,
         windowsHide: true,
@@ -181,12 +197,16 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
       stderr.push(chunk);
       noteBytesRead(chunk.length);
     });
+    const reportPipe = confine ? (child.stdio[3] as NodeJS.ReadableStream | null) : null;
+    reportPipe?.on('data', (chunk: Buffer) => {
+      if (report.length < 4096) report += chunk.toString('latin1');
+    });
 
     const stop = (why: 'timeout' | 'cancel') => {
       if (exited || pgid === undefined || cancelKill) return;
       if (why === 'timeout') timedOut = true;
       else cancelled = true;
-      cancelKill = terminateGroup(pgid, req.killGraceMs, () => settled);
+      cancelKill = terminateGroup(pgid, killGraceMs, () => settled);
     };
 
     const timeout = setTimeout(() => stop('timeout'), req.timeoutMs);
@@ -216,6 +236,7 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
       req.onGroup?.(undefined);
       child.stdout!.destroy();
       child.stderr!.destroy();
+      (reportPipe as { destroy?: () => void } | null)?.destroy?.();
       resolve({
         exitCode,
         signal: exitSignal,
@@ -229,6 +250,7 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
         timedOut,
         cancelled,
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        confineReport: report,
       });
     };
 

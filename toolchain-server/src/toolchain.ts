@@ -2,12 +2,24 @@
  * The toolchain: tool registry, policy enforcement and process execution, free of HTTP and of MCP transport.
  * One instance per server process; MCP sessions share it but never share per-client state.
  */
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { type LogSink, stdoutSink } from '../kit/audit-sink.ts';
 import { readTokenFile } from '../kit/token-file.ts';
 import { type AuditRecord, hashSession } from './audit.ts';
 import type { ToolchainServerConfig } from './config.ts';
+import { type ConfinementState, parseReports, probeConfinement } from './confinement/helper.ts';
+import { helperArgs, type StaticPolicy, staticPolicy } from './confinement/policy.ts';
+import {
+  type CallScratch,
+  cargoConfigFiles,
+  createCallScratch,
+  makeScratchBase,
+  PINNED_CONFIG_ENV,
+  PinnedFiles,
+} from './confinement/scratch.ts';
 import { ToolError } from './errors.ts';
 import { Limiter } from './limiter.ts';
 import { type CallOutcome, Metrics } from './metrics.ts';
@@ -41,6 +53,10 @@ export interface ToolchainOptions {
   readonly progressIntervalMs?: number;
   /** Whether to probe binary versions at start. Default true. */
   readonly probeVersions?: boolean;
+  /** The server's own files no child may read besides its tokens: its config file, its bundle directory. */
+  readonly ownFiles?: readonly string[];
+  /** Extra flags for the confinement helper; test-only (`--simulate-no-landlock`, docs/confinement.md). */
+  readonly confinementFlags?: readonly string[];
 }
 
 /** A tool as listed over MCP; JSON Schemas computed once at start. */
@@ -74,6 +90,7 @@ export class UnknownToolError extends Error {
 
 interface ReadyState {
   readonly ready: boolean;
+  readonly confinement: { readonly mode: string; readonly abi: number; readonly status: string };
   readonly missingRoots: string[];
   readonly missingBinaries: string[];
   readonly draining: boolean;
@@ -96,6 +113,11 @@ export class Toolchain {
   /** Missing binaries per preset, reported at start and by describe_toolchain. */
   readonly presetStatus: ReadonlyArray<{ preset: string; missing: string[]; optionalMissing: string[] }>;
   versions: Promise<Record<string, string | null>>;
+  /** Kernel confinement of every call, probed at start (docs/confinement.md). */
+  readonly confinement: ConfinementState;
+  private readonly policy: StaticPolicy | undefined;
+  private readonly scratchBase: string | undefined;
+  private readonly pinnedFiles: PinnedFiles;
   private readonly tools = new Map<string, ExecTool | 'describe'>();
   private readonly allowedByTool = new Map<string, ReadonlySet<string>>();
   private readonly baseEnv: Record<string, string>;
@@ -118,11 +140,20 @@ export class Toolchain {
     this.killGraceMs = opts.killGraceMs ?? 2000;
     this.progressIntervalMs = opts.progressIntervalMs ?? 1000;
     this.roots = new WorkspaceRoots(config.workspaceRoots);
+    // `required` throws here when the kernel (or the image) cannot confine: the server does not start.
+    this.confinement = probeConfinement(
+      config.limits.confinement,
+      config.confinementHelper,
+      opts.confinementFlags,
+    );
+    if (this.confinement.mode !== 'off') this.scratchBase = makeScratchBase(config.env.set.TMPDIR);
+    this.pinnedFiles = new PinnedFiles(this.scratchBase ? cargoConfigFiles(config.env.set) : []);
     this.limiter = new Limiter(config.limits.maxConcurrency, config.limits.maxQueue);
     this.metrics = new Metrics({
       inFlight: () => this.limiter.active,
       queueDepth: () => this.limiter.queued,
       sessions: () => this.sessionsGauge(),
+      confinementAbi: () => this.confinement.abi,
     });
     this.baseEnv = buildBaseEnv(config.env, env);
     // Read once, after main.ts has scrubbed the server's environment: the token reaches children only here.
@@ -146,6 +177,13 @@ export class Toolchain {
       presetStatus.push({ preset, required, optional });
     }
     this.commands = new CommandTable(binaryNames, env.PATH);
+    if (this.scratchBase && this.confinement.helper)
+      this.policy = staticPolicy({
+        config,
+        ownFiles: [...(opts.ownFiles ?? []), dirname(this.confinement.helper)],
+        scratchBase: this.scratchBase,
+        commandPaths: this.commands.list().flatMap((c) => (c.path ? [c.path] : [])),
+      });
     const missing = new Set(this.commands.missing());
     this.presetStatus = presetStatus.map((p) => ({
       preset: p.preset,
@@ -199,6 +237,11 @@ export class Toolchain {
       missingBinaries: this.commands.missing(),
       presets: this.presetStatus,
       missingRoots: this.roots.missing(),
+      confinement: {
+        mode: this.confinement.mode,
+        abi: this.confinement.abi,
+        status: this.confinement.status,
+      },
     };
   }
 
@@ -210,8 +253,10 @@ export class Toolchain {
     const missingRoots = this.roots.missing();
     const optional = new Set(this.presetStatus.flatMap((p) => p.optionalMissing));
     const missingBinaries = this.commands.missing().filter((b) => !optional.has(b));
+    const { mode, abi, status } = this.confinement;
     return {
       ready: !this.draining && missingRoots.length === 0 && missingBinaries.length === 0,
+      confinement: { mode, abi, status },
       missingRoots,
       missingBinaries,
       draining: this.draining,
@@ -242,6 +287,7 @@ export class Toolchain {
       timedOut: false,
       cancelled: false,
       session: hashSession(ctx.sessionId),
+      confinement: { abi: this.confinement.abi, mode: this.confinement.mode, killed: null },
     };
     this.inFlight++;
     try {
@@ -323,13 +369,15 @@ export class Toolchain {
     const release = await this.limiter.acquire(ctx.signal);
     let result: RunResult;
     let pgid: number | undefined;
+    const scratch = this.callScratch();
     try {
       result = await runCommand({
         file,
         argv0: plan.command,
         args,
         cwd,
-        env,
+        env: this.confinedEnv(env, scratch),
+        confine: this.confineRequest(scratch, timeoutSeconds * 1000, this.killGraceMs),
         timeoutMs: timeoutSeconds * 1000,
         maxOutputBytes: limits.maxOutputBytes,
         killGraceMs: this.killGraceMs,
@@ -349,7 +397,9 @@ export class Toolchain {
       });
     } finally {
       release();
+      this.endCall(scratch);
     }
+    this.checkConfinement(result, audit);
     const structured: ExecResult = {
       exitCode: result.exitCode,
       signal: result.signal,
@@ -391,6 +441,61 @@ export class Toolchain {
       structuredContent: structured as unknown as Record<string, unknown>,
       isError: outcome !== 'ok',
     };
+  }
+
+  /** A fresh HOME/TMPDIR for one call (none when confinement is off). */
+  private callScratch(): CallScratch | undefined {
+    return this.scratchBase ? createCallScratch(this.scratchBase, this.config.env.set) : undefined;
+  }
+
+  private endCall(scratch: CallScratch | undefined): void {
+    if (!scratch) return;
+    scratch.remove();
+    this.pinnedFiles.restore();
+  }
+
+  /** The child environment with the call's scratch dirs and the pinned tool configs (callers cannot override). */
+  private confinedEnv(env: Record<string, string>, scratch: CallScratch | undefined): Record<string, string> {
+    if (!scratch) return env;
+    const pinned: Record<string, string> = {};
+    for (const [name, value] of Object.entries(PINNED_CONFIG_ENV))
+      pinned[name] = this.config.env.set[name] ?? value;
+    return { ...env, ...pinned, ...scratch.env };
+  }
+
+  private confineRequest(
+    scratch: CallScratch | undefined,
+    timeoutMs: number,
+    graceMs: number,
+  ): { helper: string; args: string[] } | undefined {
+    const { helper, mode, helperFlags } = this.confinement;
+    if (!helper || !this.policy || mode === 'off') return undefined;
+    // The helper's own timeout is a backstop for a server that died: the server's timer fires first.
+    const args = helperArgs(this.policy, mode, scratch?.dir, timeoutMs + graceMs + 2000, graceMs);
+    return { helper, args: [...helperFlags, ...args] };
+  }
+
+  /** Reads the helper's report into the audit line; a setup failure becomes a coded error. */
+  private checkConfinement(result: RunResult, audit: AuditRecord): void {
+    if (!this.confinement.helper || this.confinement.mode === 'off') return;
+    const reports = parseReports(result.confineReport);
+    const failed = reports.find((r) => r.error !== undefined);
+    const applied = reports.find((r) => r.abi !== undefined);
+    const done = reports.find((r) => r.killed !== undefined);
+    audit.confinement = {
+      abi: applied ? Number(applied.abi) : 0,
+      mode: this.confinement.mode,
+      killed: done ? Number(done.killed) : null,
+    };
+    // A call stopped early (cancel, timeout) may have killed the helper before it reported: not a failure.
+    if (result.cancelled || result.timedOut) return;
+    if (failed?.error === 'exec')
+      throw new ToolError('TOOLYARD_SPAWN_FAILED', `could not start the command: errno ${failed.errno}.`);
+    if (failed || !applied)
+      throw new ToolError(
+        'TOOLYARD_CONFINEMENT_FAILED',
+        `the confinement helper failed (${failed ? `${failed.error}, errno ${failed.errno}` : `exit ${result.exitCode ?? result.signal}, no report`}); nothing ran.`,
+      );
   }
 
   private failure(error: unknown, audit: AuditRecord, started: number, signal?: AbortSignal): CallToolResult {
@@ -474,13 +579,15 @@ export class Toolchain {
     await Promise.all(
       this.commands.list().map(async (c) => {
         if (c.path === undefined) return;
+        const scratch = this.callScratch();
         try {
           const r = await runCommand({
             file: c.path,
             argv0: c.name,
             args: VERSION_ARGS[c.name] ?? ['--version'],
             cwd,
-            env: this.baseEnv,
+            env: this.confinedEnv(this.baseEnv, scratch),
+            confine: this.confineRequest(scratch, 5000, 500),
             timeoutMs: 5000,
             maxOutputBytes: 4096,
             killGraceMs: 500,
@@ -489,6 +596,8 @@ export class Toolchain {
           out[c.name] = r.exitCode === 0 && line ? line.trim().slice(0, 200) : null;
         } catch {
           out[c.name] = null;
+        } finally {
+          this.endCall(scratch);
         }
       }),
     );
@@ -509,6 +618,7 @@ export class Toolchain {
     }
     const killed = this.groups.size;
     await this.groups.killAll(this.killGraceMs);
+    if (this.scratchBase) rmSync(this.scratchBase, { recursive: true, force: true });
     return { killed };
   }
 

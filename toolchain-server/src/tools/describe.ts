@@ -36,8 +36,11 @@ export const describeOutputSchema = z.object({
       maxConcurrency: z.number(),
       maxQueue: z.number(),
       maxSessions: z.number(),
+      confinement: z.string().optional(),
     })
-    .describe('Timeouts, output cap per stream, concurrent processes, queued calls and open MCP sessions.'),
+    .describe(
+      'Timeouts, output cap per stream, concurrent processes, queued calls, open MCP sessions and kernel confinement mode.',
+    ),
   workspaceRoots: z.array(z.string()).describe('Every cwd and path argument must resolve inside these.'),
 });
 

@@ -1,0 +1,160 @@
+/**
+ * The Landlock policy of every call, as helper flags. Landlock only allows (a ruleset cannot subtract), so "the
+ * whole image read-only except the server's own files" is built by walking down from `/`: a directory that holds
+ * none of the denied paths is granted whole; one that holds some is opened up and its entries granted one by one,
+ * the denied ones left out. Symbolic links are never granted (their targets are granted, or not, where they live).
+ */
+import { mkdirSync, readdirSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
+import type { ToolchainServerConfig } from '../config.ts';
+
+/** Variables naming download/build caches that stay writable across calls when `env.set` pins them. */
+export const CACHE_VARIABLES = [
+  'CARGO_HOME',
+  'CARGO_TARGET_DIR',
+  'GOPATH',
+  'GOCACHE',
+  'GOMODCACHE',
+  'npm_config_cache',
+  'NPM_CONFIG_CACHE',
+  'PIP_CACHE_DIR',
+  'UV_CACHE_DIR',
+  'XDG_CACHE_HOME',
+  'YARN_CACHE_FOLDER',
+  'TF_PLUGIN_CACHE_DIR',
+  'HELM_CACHE_HOME',
+  'GRADLE_USER_HOME',
+] as const;
+
+/** Device files every call may write (Landlock applies to device nodes too). */
+const WRITABLE_DEVICES = ['/dev/null', '/dev/zero', '/dev/full'];
+
+/** Directories that hold credentials a command never needs (Kubernetes mounts Secrets and tokens there). */
+const ALWAYS_DENIED = ['/run/secrets', '/var/run/secrets'];
+
+function real(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Read-only grants that cover `/` except `denied` (absolute real paths). */
+export function readOnlyGrants(denied: readonly string[], top = '/'): string[] {
+  const deny = [...new Set(denied)].filter((d) => d !== '/' && d !== '');
+  const grants: string[] = [];
+  const walk = (dir: string) => {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.isSymbolicLink()) continue;
+      const path = join(dir, entry.name);
+      if (deny.includes(path)) continue;
+      if (deny.some((d) => d.startsWith(path + sep))) {
+        if (entry.isDirectory()) walk(path);
+        continue;
+      }
+      grants.push(path);
+    }
+  };
+  walk(top);
+  return grants;
+}
+
+export interface StaticPolicy {
+  readonly readOnly: readonly string[];
+  readonly readWrite: readonly string[];
+  /** TCP ports children may connect to; empty: none. */
+  readonly connectPorts: readonly number[];
+  /** Every path a child may not read, as resolved at start (for docs and tests). */
+  readonly denied: readonly string[];
+}
+
+export interface PolicyInputs {
+  readonly config: ToolchainServerConfig;
+  /** The server's own files: its config file and its bundle directory (the helper lives there too). */
+  readonly ownFiles: readonly string[];
+  /** Where per-call scratch directories are made; never readable by another call. */
+  readonly scratchBase: string;
+  /**
+   * The resolved binaries of the allowed commands: their directories are readable and executable even where
+   * the walk from `/` leaves them out (a toolchain installed under TMPDIR), unless they hold the server's own files.
+   */
+  readonly commandPaths?: readonly string[];
+}
+
+function proxyPort(url: string): number {
+  const u = new URL(url);
+  if (u.port) return Number(u.port);
+  return u.protocol === 'https:' ? 443 : 80;
+}
+
+/** The part of the policy that is the same for every call, computed once at start. */
+export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
+  const { config } = inputs;
+  const secrets = [config.auth?.bearerTokenFile, config.egressProxy?.tokenFile].filter(
+    (p): p is string => p !== undefined,
+  );
+  const deniedRaw = [
+    ...inputs.ownFiles,
+    ...secrets,
+    // A mounted Secret's key is a symlink into a hidden directory beside it: deny the whole mount.
+    ...secrets.map((p) => dirname(p)),
+    ...ALWAYS_DENIED,
+    tmpdir(),
+    inputs.scratchBase,
+  ];
+  const denied = [
+    ...new Set(
+      deniedRaw.flatMap((p) => {
+        const r = real(p);
+        return r && r !== p ? [p, r] : [p];
+      }),
+    ),
+  ].filter((p) => p !== '/');
+  const own = [...inputs.ownFiles, ...secrets, ...ALWAYS_DENIED].flatMap((p) => [p, real(p) ?? p]);
+  const inside = (path: string, dir: string) => path === dir || path.startsWith(dir + sep);
+  const commandDirs = [...new Set((inputs.commandPaths ?? []).map((p) => dirname(real(p) ?? p)))].filter(
+    (dir) => !own.some((o) => inside(o, dir) || inside(dir, o)),
+  );
+  const readWrite = [...config.workspaceRoots];
+  for (const name of CACHE_VARIABLES) {
+    const value = config.env.set[name];
+    if (!value?.startsWith('/')) continue;
+    try {
+      mkdirSync(value, { recursive: true });
+    } catch {}
+    readWrite.push(value);
+  }
+  readWrite.push(...WRITABLE_DEVICES);
+  const walked = readOnlyGrants(denied);
+  return {
+    readOnly: [...walked, ...commandDirs.filter((dir) => !walked.some((g) => inside(dir, g)))],
+    readWrite,
+    connectPorts: config.egressProxy ? [proxyPort(config.egressProxy.url)] : [],
+    denied,
+  };
+}
+
+/** The helper's argv for one call (before `--report-fd`, `--argv0` and the command). */
+export function helperArgs(
+  policy: StaticPolicy,
+  mode: 'required' | 'best-effort',
+  scratch: string | undefined,
+  timeoutMs: number,
+  graceMs: number,
+): string[] {
+  const args = ['--mode', mode, '--scope-signals', '--scope-abstract', '--no-connect'];
+  for (const port of policy.connectPorts) args.push('--connect', String(port));
+  for (const path of policy.readOnly) args.push('--ro', path);
+  for (const path of policy.readWrite) args.push('--rw', path);
+  if (scratch) args.push('--rw', scratch);
+  args.push('--timeout-ms', String(timeoutMs), '--grace-ms', String(graceMs));
+  return args;
+}
