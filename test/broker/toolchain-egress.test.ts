@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -50,9 +50,12 @@ describe('toolchain children through the broker', { skip: hasCurl ? false : 'cur
     ws = makeWorkspace();
     const tokenFile = join(ws.outside, 'broker-token');
     writeFileSync(tokenFile, `${TOKEN}\n`);
+    // The test CA inside the workspace: the call's confinement lets children read the image and the workspace,
+    // not the server's own TMPDIR, where makeTestCa writes it.
+    copyFileSync(ca.caFile, join(ws.root, 'test-ca.pem'));
     writeFileSync(
       join(ws.root, 'fetch.sh'),
-      `curl --silent --show-error --fail --max-time 10 --cacert ${ca.caFile} "https://$1:${port}/crate"\n`,
+      `curl --silent --show-error --fail --max-time 10 --cacert test-ca.pem "https://$1:${port}/crate"\n`,
     );
     toolchain = new Toolchain({
       config: makeConfig(ws, {
