@@ -1,11 +1,11 @@
 /** Reads spec files and checks them; the only place the CLI touches spec input. */
 import { readFile } from 'node:fs/promises';
-import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
-import type { LoadedSpec, SpecError } from '../../schema/src/load.ts';
+import { type CheckedSpec, checkSpecText } from '../../constructs/src/check-spec-text.ts';
+import type { SpecError } from '../../schema/src/load.ts';
 import { specFiles } from './spec-files.ts';
 
 export interface ReadSpecsResult {
-  readonly specs: readonly LoadedSpec[];
+  readonly specs: readonly CheckedSpec[];
   readonly errors: readonly SpecError[];
 }
 
@@ -49,7 +49,7 @@ export function unreadable(file: string, error: NodeJS.ErrnoException): SpecErro
 
 /** Checks spec texts: each against the schema and semantic rules, and agent names unique across them. */
 export function checkSpecSources(sources: readonly SpecSource[]): ReadSpecsResult {
-  const specs: LoadedSpec[] = [];
+  const specs: CheckedSpec[] = [];
   const errors: SpecError[] = [];
   for (const { file, text } of sources) {
     const result = checkSpecText(text, file);
@@ -57,7 +57,7 @@ export function checkSpecSources(sources: readonly SpecSource[]): ReadSpecsResul
     else errors.push(...result.errors);
   }
   // Two specs rendering to the same output file would silently overwrite each other.
-  const seen = new Map<string, LoadedSpec>();
+  const seen = new Map<string, CheckedSpec>();
   for (const spec of specs) {
     const name = spec.agent.metadata.name;
     const earlier = seen.get(name);

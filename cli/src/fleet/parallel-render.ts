@@ -30,7 +30,7 @@ export function renderSources(sources: readonly SpecSource[], label: string): Re
     const name = spec.agent.metadata.name;
     side.names.push({ name, file: spec.file, line: spec.lineOf('/metadata/name') });
     try {
-      side.agents.push(fleetAgent(spec.file, renderAgent(spec.agent)));
+      side.agents.push(fleetAgent(spec.file, renderAgent(spec.agent, spec.plan)));
     } catch (error) {
       if (!(error instanceof AgentSpecError)) throw error;
       for (const p of error.problems)
@@ -81,11 +81,13 @@ export async function renderSidesInParallel(
     const size = Math.ceil(items.length / jobs);
     return items.slice(i * size, (i + 1) * size);
   };
-  const outputs = await Promise.all(
-    Array.from({ length: jobs }, (_, i) =>
-      inWorker(sides.map((side) => ({ sources: slice(side.sources, i), label: side.label }))),
-    ),
-  );
+  const part = (i: number) => sides.map((side) => ({ sources: slice(side.sources, i), label: side.label }));
+  // This thread renders the first slice while `jobs - 1` workers render the others: one module load and one
+  // copy of results fewer than a worker per slice, and no thread idles.
+  const others = Promise.all(Array.from({ length: jobs - 1 }, (_, i) => inWorker(part(i + 1))));
+  others.catch(() => undefined); // awaited below; not unhandled should this thread throw first
+  const own = part(0).map((p) => renderSources(p.sources, p.label));
+  const outputs = [own, ...(await others)];
   return sides.map((side, index) => {
     const merged: RenderedSide = { agents: [], fingerprints: [], names: [], errors: [] };
     for (const output of outputs) {
