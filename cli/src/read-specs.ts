@@ -56,20 +56,32 @@ export function checkSpecSources(sources: readonly SpecSource[]): ReadSpecsResul
     if (result.ok) specs.push(...result.specs);
     else errors.push(...result.errors);
   }
-  // Two specs rendering to the same output file would silently overwrite each other.
-  const seen = new Map<string, CheckedSpec>();
+  errors.push(...duplicateNames(specs));
+  return { specs, errors };
+}
+
+/** Agent names used twice, each after its first use: two specs would render to the same output file. */
+export function duplicateNames(
+  specs: Iterable<
+    { readonly file: string; readonly agent: { readonly metadata: { readonly name: string } } } & {
+      lineOf(pointer: string): number;
+    }
+  >,
+): SpecError[] {
+  const errors: SpecError[] = [];
+  const seen = new Map<string, string>();
   for (const spec of specs) {
     const name = spec.agent.metadata.name;
     const earlier = seen.get(name);
-    if (earlier) {
+    if (earlier !== undefined) {
       errors.push({
         file: spec.file,
         line: spec.lineOf('/metadata/name'),
         path: '/metadata/name',
-        message: `agent "${name}" is also defined in ${earlier.file}`,
+        message: `agent "${name}" is also defined in ${earlier}`,
         hint: 'agent names must be unique across the specs of one synth: each renders to <name>.k8s.yaml',
       });
-    } else seen.set(name, spec);
+    } else seen.set(name, spec.file);
   }
-  return { specs, errors };
+  return errors;
 }

@@ -8,9 +8,10 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { AgentSpecError } from '../../../constructs/src/agent-spec-error.ts';
+import { checkSpecText } from '../../../constructs/src/check-spec-text.ts';
 import { renderAgent } from '../../../constructs/src/render.ts';
-import { formatSpecError } from '../../../schema/src/load.ts';
-import { checkSpecSources, type SpecSource } from '../read-specs.ts';
+import { formatSpecError, type SpecError } from '../../../schema/src/load.ts';
+import { duplicateNames, type SpecSource } from '../read-specs.ts';
 import { type FleetAgent, fleetAgent } from './fleet-model.ts';
 
 export interface RenderedSide {
@@ -21,27 +22,41 @@ export interface RenderedSide {
   readonly errors: string[];
 }
 
-/** Checks and renders spec files; `label` names the side in problems (`main: agents/x.yaml:3: …`). */
+/**
+ * Checks and renders spec files; `label` names the side in problems (`main: agents/x.yaml:3: …`). File by file
+ * (a file's parsed YAML is garbage once its agents are rendered), with the problems in `checkSpecSources`'s
+ * order: each file's, then names used twice.
+ */
 export function renderSources(sources: readonly SpecSource[], label: string): RenderedSide {
   const side: RenderedSide = { agents: [], fingerprints: [], names: [], errors: [] };
-  const { specs, errors } = checkSpecSources(sources);
-  side.errors.push(...errors.map((e) => formatSpecError({ ...e, file: `${label}: ${e.file}` })));
-  for (const spec of specs) {
-    const name = spec.agent.metadata.name;
-    side.names.push({ name, file: spec.file, line: spec.lineOf('/metadata/name') });
-    try {
-      side.agents.push(fleetAgent(spec.file, renderAgent(spec.agent, spec.plan)));
-    } catch (error) {
-      if (!(error instanceof AgentSpecError)) throw error;
-      for (const p of error.problems)
-        side.errors.push(
-          formatSpecError({ ...p, file: `${label}: ${spec.file}`, line: spec.lineOf(p.path) }),
-        );
+  const located = (e: SpecError) => formatSpecError({ ...e, file: `${label}: ${e.file}` });
+  const renderErrors: string[] = [];
+  const named: { file: string; agent: { metadata: { name: string } }; lineOf(pointer: string): number }[] =
+    [];
+  for (const source of sources) {
+    const checked = checkSpecText(source.text, source.file);
+    if (!checked.ok) {
+      side.errors.push(...checked.errors.map(located));
       continue;
     }
-    const anonymous = JSON.stringify({ ...spec.agent, metadata: { ...spec.agent.metadata, name: '' } });
-    side.fingerprints.push(createHash('sha256').update(anonymous).digest('hex'));
+    for (const spec of checked.specs) {
+      const name = spec.agent.metadata.name;
+      const line = spec.lineOf('/metadata/name');
+      side.names.push({ name, file: spec.file, line });
+      named.push({ file: spec.file, agent: { metadata: { name } }, lineOf: () => line });
+      try {
+        side.agents.push(fleetAgent(spec.file, renderAgent(spec.agent, spec.plan)));
+      } catch (error) {
+        if (!(error instanceof AgentSpecError)) throw error;
+        for (const p of error.problems)
+          renderErrors.push(located({ ...p, file: spec.file, line: spec.lineOf(p.path) }));
+        continue;
+      }
+      const anonymous = JSON.stringify({ ...spec.agent, metadata: { ...spec.agent.metadata, name: '' } });
+      side.fingerprints.push(createHash('sha256').update(anonymous).digest('hex'));
+    }
   }
+  side.errors.push(...duplicateNames(named).map(located), ...renderErrors);
   return side;
 }
 
