@@ -60,6 +60,10 @@ export function checkSpecSources(sources: readonly SpecSource[]): ReadSpecsResul
   return { specs, errors };
 }
 
+/** Why an agent name must be unique (the hint of a name used twice). */
+export const UNIQUE_NAME_HINT =
+  'agent names must be unique across the specs of one synth: each renders to <name>.k8s.yaml';
+
 /** Agent names used twice, each after its first use: two specs would render to the same output file. */
 export function duplicateNames(
   specs: Iterable<
@@ -79,7 +83,7 @@ export function duplicateNames(
         line: spec.lineOf('/metadata/name'),
         path: '/metadata/name',
         message: `agent "${name}" is also defined in ${earlier}`,
-        hint: 'agent names must be unique across the specs of one synth: each renders to <name>.k8s.yaml',
+        hint: UNIQUE_NAME_HINT,
       });
     } else seen.set(name, spec.file);
   }

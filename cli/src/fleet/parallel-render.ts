@@ -11,7 +11,7 @@ import { AgentSpecError } from '../../../constructs/src/agent-spec-error.ts';
 import { checkSpecText } from '../../../constructs/src/check-spec-text.ts';
 import { renderAgent } from '../../../constructs/src/render.ts';
 import { formatSpecError, type SpecError } from '../../../schema/src/load.ts';
-import { duplicateNames, type SpecSource } from '../read-specs.ts';
+import { duplicateNames, type SpecSource, UNIQUE_NAME_HINT } from '../read-specs.ts';
 import { type FleetAgent, fleetAgent } from './fleet-model.ts';
 
 export interface RenderedSide {
@@ -123,6 +123,7 @@ export async function renderSidesInParallel(
             line,
             path: '/metadata/name',
             message: `agent "${name}" is also defined in ${earlier}`,
+            hint: UNIQUE_NAME_HINT, // as in one thread (checkSpecSources)
           }),
         );
     }
