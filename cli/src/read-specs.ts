@@ -1,11 +1,11 @@
 /** Reads spec files and checks them; the only place the CLI touches spec input. */
 import { readFile } from 'node:fs/promises';
-import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
-import type { LoadedSpec, SpecError } from '../../schema/src/load.ts';
+import { type CheckedSpec, checkSpecText } from '../../constructs/src/check-spec-text.ts';
+import type { SpecError } from '../../schema/src/load.ts';
 import { specFiles } from './spec-files.ts';
 
 export interface ReadSpecsResult {
-  readonly specs: readonly LoadedSpec[];
+  readonly specs: readonly CheckedSpec[];
   readonly errors: readonly SpecError[];
 }
 
@@ -49,27 +49,43 @@ export function unreadable(file: string, error: NodeJS.ErrnoException): SpecErro
 
 /** Checks spec texts: each against the schema and semantic rules, and agent names unique across them. */
 export function checkSpecSources(sources: readonly SpecSource[]): ReadSpecsResult {
-  const specs: LoadedSpec[] = [];
+  const specs: CheckedSpec[] = [];
   const errors: SpecError[] = [];
   for (const { file, text } of sources) {
     const result = checkSpecText(text, file);
     if (result.ok) specs.push(...result.specs);
     else errors.push(...result.errors);
   }
-  // Two specs rendering to the same output file would silently overwrite each other.
-  const seen = new Map<string, LoadedSpec>();
+  errors.push(...duplicateNames(specs));
+  return { specs, errors };
+}
+
+/** Why an agent name must be unique (the hint of a name used twice). */
+export const UNIQUE_NAME_HINT =
+  'agent names must be unique across the specs of one synth: each renders to <name>.k8s.yaml';
+
+/** Agent names used twice, each after its first use: two specs would render to the same output file. */
+export function duplicateNames(
+  specs: Iterable<
+    { readonly file: string; readonly agent: { readonly metadata: { readonly name: string } } } & {
+      lineOf(pointer: string): number;
+    }
+  >,
+): SpecError[] {
+  const errors: SpecError[] = [];
+  const seen = new Map<string, string>();
   for (const spec of specs) {
     const name = spec.agent.metadata.name;
     const earlier = seen.get(name);
-    if (earlier) {
+    if (earlier !== undefined) {
       errors.push({
         file: spec.file,
         line: spec.lineOf('/metadata/name'),
         path: '/metadata/name',
-        message: `agent "${name}" is also defined in ${earlier.file}`,
-        hint: 'agent names must be unique across the specs of one synth: each renders to <name>.k8s.yaml',
+        message: `agent "${name}" is also defined in ${earlier}`,
+        hint: UNIQUE_NAME_HINT,
       });
-    } else seen.set(name, spec);
+    } else seen.set(name, spec.file);
   }
-  return { specs, errors };
+  return errors;
 }

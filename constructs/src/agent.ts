@@ -10,7 +10,7 @@ import { KubernetesAccess } from './kubernetes-access.ts';
 import { McpClientConfigMap } from './mcp-client-config-map.ts';
 import { McpGateway } from './mcp-gateway.ts';
 import { AgentNetworkPolicies } from './network-policies.ts';
-import { type AgentPlan, deployedGateways, planAgent } from './plan.ts';
+import { type AgentPlan, deployedGateways } from './plan.ts';
 import { ToolchainPod } from './toolchain-pod.ts';
 import { ToolchainSidecar } from './toolchain-sidecar.ts';
 import { type AcknowledgedWarning, agentWarnings } from './warnings.ts';
@@ -20,6 +20,11 @@ export interface AgentProps {
   readonly metadata: AgentMetadata;
   /** Backends, toolchains, gateways, workspace and policy (the `spec` of a `toolyard.dev/v1alpha1` Agent). */
   readonly spec: AgentSpec;
+  /**
+   * The plan `checkAgentDocument` returned for exactly this metadata and spec (unchanged since): the check is
+   * not repeated. Without it the props are checked and planned here.
+   */
+  readonly checkedPlan?: AgentPlan;
 }
 
 /**
@@ -57,9 +62,12 @@ export class Agent extends Construct {
       metadata: props.metadata,
       spec: props.spec,
     };
-    const checked = checkAgentDocument(document);
-    if (!checked.ok) throw new AgentSpecError(String(props.metadata?.name), checked.problems);
-    const plan = planAgent(checked.agent);
+    let plan = props.checkedPlan;
+    if (plan === undefined) {
+      const checked = checkAgentDocument(document);
+      if (!checked.ok) throw new AgentSpecError(String(props.metadata?.name), checked.problems);
+      plan = checked.plan;
+    }
 
     super(scope, id);
     this.plan = plan;

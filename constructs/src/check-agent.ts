@@ -5,19 +5,25 @@
 import { acceptedPart } from '../../schema/src/accepted-part.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { friendlyProblems, type SpecProblem, schemaErrors } from '../../schema/src/validator.ts';
-import { planAgent } from './plan.ts';
+import { type AgentPlan, planAgent } from './plan.ts';
 import { checkAgentPlan } from './semantic-checks.ts';
 
 export type AgentCheck =
-  | { readonly ok: true; readonly agent: ToolyardAgent }
+  | {
+      readonly ok: true;
+      readonly agent: ToolyardAgent;
+      /** Its plan, checked: `renderAgent(agent, plan)` reuses it. */
+      readonly plan: AgentPlan;
+    }
   | { readonly ok: false; readonly problems: readonly SpecProblem[] };
 
 export function checkAgentDocument(document: unknown): AgentCheck {
   const errors = schemaErrors(document);
   if (errors.length === 0) {
     const agent = document as ToolyardAgent;
-    const problems = checkAgentPlan(planAgent(agent));
-    return problems.length > 0 ? { ok: false, problems } : { ok: true, agent };
+    const plan = planAgent(agent);
+    const problems = checkAgentPlan(plan);
+    return problems.length > 0 ? { ok: false, problems } : { ok: true, agent, plan };
   }
   const problems = friendlyProblems(errors, document);
   const accepted = acceptedPart(document, errors);

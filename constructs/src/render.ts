@@ -25,12 +25,19 @@ export interface RenderResult {
   readonly acknowledgedWarnings: readonly AcknowledgedWarning[];
 }
 
-/** Renders one agent. Throws `AgentSpecError` with every problem when the spec is invalid. */
-export function renderAgent(agent: ToolyardAgent): RenderResult {
+/**
+ * Renders one agent. Throws `AgentSpecError` with every problem when the spec is invalid. `checkedPlan`: the
+ * plan `checkAgentDocument` (or `checkSpecText`) made for this very agent, so it is not checked twice.
+ */
+export function renderAgent(agent: ToolyardAgent, checkedPlan?: AgentPlan): RenderResult {
   // An explicit outdir keeps cdk8s from reading process.env, so this runs unchanged in a browser.
   const app = new App({ outdir: 'dist' });
   const chart = new Chart(app, agent.metadata.name, { disableResourceNameHashes: true });
-  const construct = new Agent(chart, 'agent', { metadata: agent.metadata, spec: agent.spec });
+  const construct = new Agent(chart, 'agent', {
+    metadata: agent.metadata,
+    spec: agent.spec,
+    ...(checkedPlan ? { checkedPlan } : {}),
+  });
   const objects = chart.toJson() as KubeObject[];
   return {
     plan: construct.plan,

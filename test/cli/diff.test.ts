@@ -367,6 +367,29 @@ describe('toolyard diff', () => {
     assert.equal(JSON.parse(two.out).agents.length, 2);
   });
 
+  it('problems read the same in one thread and on workers: an invalid spec, a name in two changed files', async () => {
+    edit('web-infra.yaml', (s) => {
+      s['spec'].backends[0].port = 70000;
+    });
+    // Two new files with one agent name: with --jobs 2 they land in different slices (this thread, a worker).
+    for (const file of ['a-copy.yaml', 'z-copy.yaml']) {
+      const copy = example('polyglot-reviewer.yaml');
+      copy['metadata'].name = 'twin';
+      write(file, copy);
+    }
+    const one = await diff('--base', 'main', '--jobs', '1');
+    const two = await diff('--base', 'main', '--jobs', '2');
+    assert.equal(one.code, 1);
+    assert.equal(two.code, 1);
+    assert.equal(two.err, one.err);
+    assert.match(one.err, /fleet\/web-infra\.yaml:\d+.*\/spec\/backends\/0\/port/);
+    assert.match(
+      one.err,
+      /fleet\/z-copy\.yaml:\d+: \/metadata\/name: agent "twin" is also defined in fleet\/a-copy\.yaml/,
+    );
+    assert.match(one.err, /^2 errors in working tree; no diff\.$/m);
+  });
+
   it('through the real binary: exit 3 on widening, 2 without --base', () => {
     edit('cluster-operator.yaml', (s) => {
       s['spec'].gateways[0].authority.kubernetes.namespaces.push('prod');

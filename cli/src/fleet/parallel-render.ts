@@ -8,9 +8,10 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { AgentSpecError } from '../../../constructs/src/agent-spec-error.ts';
+import { checkSpecText } from '../../../constructs/src/check-spec-text.ts';
 import { renderAgent } from '../../../constructs/src/render.ts';
-import { formatSpecError } from '../../../schema/src/load.ts';
-import { checkSpecSources, type SpecSource } from '../read-specs.ts';
+import { formatSpecError, type SpecError } from '../../../schema/src/load.ts';
+import { duplicateNames, type SpecSource, UNIQUE_NAME_HINT } from '../read-specs.ts';
 import { type FleetAgent, fleetAgent } from './fleet-model.ts';
 
 export interface RenderedSide {
@@ -21,27 +22,41 @@ export interface RenderedSide {
   readonly errors: string[];
 }
 
-/** Checks and renders spec files; `label` names the side in problems (`main: agents/x.yaml:3: …`). */
+/**
+ * Checks and renders spec files; `label` names the side in problems (`main: agents/x.yaml:3: …`). File by file
+ * (a file's parsed YAML is garbage once its agents are rendered), with the problems in `checkSpecSources`'s
+ * order: each file's, then names used twice.
+ */
 export function renderSources(sources: readonly SpecSource[], label: string): RenderedSide {
   const side: RenderedSide = { agents: [], fingerprints: [], names: [], errors: [] };
-  const { specs, errors } = checkSpecSources(sources);
-  side.errors.push(...errors.map((e) => formatSpecError({ ...e, file: `${label}: ${e.file}` })));
-  for (const spec of specs) {
-    const name = spec.agent.metadata.name;
-    side.names.push({ name, file: spec.file, line: spec.lineOf('/metadata/name') });
-    try {
-      side.agents.push(fleetAgent(spec.file, renderAgent(spec.agent)));
-    } catch (error) {
-      if (!(error instanceof AgentSpecError)) throw error;
-      for (const p of error.problems)
-        side.errors.push(
-          formatSpecError({ ...p, file: `${label}: ${spec.file}`, line: spec.lineOf(p.path) }),
-        );
+  const located = (e: SpecError) => formatSpecError({ ...e, file: `${label}: ${e.file}` });
+  const renderErrors: string[] = [];
+  const named: { file: string; agent: { metadata: { name: string } }; lineOf(pointer: string): number }[] =
+    [];
+  for (const source of sources) {
+    const checked = checkSpecText(source.text, source.file);
+    if (!checked.ok) {
+      side.errors.push(...checked.errors.map(located));
       continue;
     }
-    const anonymous = JSON.stringify({ ...spec.agent, metadata: { ...spec.agent.metadata, name: '' } });
-    side.fingerprints.push(createHash('sha256').update(anonymous).digest('hex'));
+    for (const spec of checked.specs) {
+      const name = spec.agent.metadata.name;
+      const line = spec.lineOf('/metadata/name');
+      side.names.push({ name, file: spec.file, line });
+      named.push({ file: spec.file, agent: { metadata: { name } }, lineOf: () => line });
+      try {
+        side.agents.push(fleetAgent(spec.file, renderAgent(spec.agent, spec.plan)));
+      } catch (error) {
+        if (!(error instanceof AgentSpecError)) throw error;
+        for (const p of error.problems)
+          renderErrors.push(located({ ...p, file: spec.file, line: spec.lineOf(p.path) }));
+        continue;
+      }
+      const anonymous = JSON.stringify({ ...spec.agent, metadata: { ...spec.agent.metadata, name: '' } });
+      side.fingerprints.push(createHash('sha256').update(anonymous).digest('hex'));
+    }
   }
+  side.errors.push(...duplicateNames(named).map(located), ...renderErrors);
   return side;
 }
 
@@ -81,11 +96,13 @@ export async function renderSidesInParallel(
     const size = Math.ceil(items.length / jobs);
     return items.slice(i * size, (i + 1) * size);
   };
-  const outputs = await Promise.all(
-    Array.from({ length: jobs }, (_, i) =>
-      inWorker(sides.map((side) => ({ sources: slice(side.sources, i), label: side.label }))),
-    ),
-  );
+  const part = (i: number) => sides.map((side) => ({ sources: slice(side.sources, i), label: side.label }));
+  // This thread renders the first slice while `jobs - 1` workers render the others: one module load and one
+  // copy of results fewer than a worker per slice, and no thread idles.
+  const others = Promise.all(Array.from({ length: jobs - 1 }, (_, i) => inWorker(part(i + 1))));
+  others.catch(() => undefined); // awaited below; not unhandled should this thread throw first
+  const own = part(0).map((p) => renderSources(p.sources, p.label));
+  const outputs = [own, ...(await others)];
   return sides.map((side, index) => {
     const merged: RenderedSide = { agents: [], fingerprints: [], names: [], errors: [] };
     for (const output of outputs) {
@@ -106,6 +123,7 @@ export async function renderSidesInParallel(
             line,
             path: '/metadata/name',
             message: `agent "${name}" is also defined in ${earlier}`,
+            hint: UNIQUE_NAME_HINT, // as in one thread (checkSpecSources)
           }),
         );
     }
