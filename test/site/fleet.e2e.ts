@@ -101,7 +101,8 @@ describe('the fleet site in Chromium', { skip }, () => {
     );
     assert.match(
       (await operator.locator('[data-gateway="github"]').textContent()) ?? '',
-      /external https:\/\/mcp\.github\.example\/mcp/,
+      // An external gateway is called through the agent's broker route (the broker holds its token).
+      /external http:\/\/operator-broker\.agents\.svc:8480\/gateway-github/,
     );
     // An agent's own gateways in its row; the gateways of others that admit anyone in a shared list it links.
     const own = await page.locator('#matrix [data-gateway]:has-text("can call")').count();
@@ -166,7 +167,8 @@ describe('the fleet site in Chromium', { skip }, () => {
   test("an agent page draws the playground's pod diagram and links its downloads", async () => {
     const page = await context.newPage();
     await page.goto(`${server.origin}/agents/reviewer/`);
-    assert.equal(await page.locator('svg.tyd g.tyd-pod-group').count(), 3);
+    // The agent pod, the two toolchain pods and the broker.
+    assert.equal(await page.locator('svg.tyd g.tyd-pod-group').count(), 4);
     const yaml = await page.request.get(`${server.origin}/agents/reviewer/reviewer.k8s.yaml`);
     assert.equal(yaml.status(), 200);
     const chart = await page.request.get(

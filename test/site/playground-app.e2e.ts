@@ -248,17 +248,20 @@ describe('the playground app', { skip }, () => {
   });
 
   test('a warning the spec does not acknowledge is marked in the editor', async () => {
-    // cluster-operator acknowledges the helm toolchain's shared egress; without that, it is a warning.
-    const text = example('cluster-operator');
-    assert.ok(text.includes('\n  acknowledgedWarnings:\n'));
-    await replaceSpec(page, text.slice(0, text.indexOf('  acknowledgedWarnings:')));
+    // cluster-operator with the broker turned off: the broker-disabled warning, and the helm toolchain's shared
+    // egress (with the broker off, egress is pod-wide again). Acknowledging the first leaves one.
+    const off = `${example('cluster-operator')}  broker:\n    enabled: false\n`;
+    await replaceSpec(page, off);
     assert.ok((await page.locator('.cm-lintRange-warning').count()) >= 1);
-    assert.equal(await page.getByRole('tab', { name: 'Warnings (1)' }).count(), 1);
-    await afterRender(page, () => page.locator('#ty-example').selectOption('cluster-operator'));
-    await page.getByRole('tab', { name: 'Warnings (0)' }).click();
+    assert.equal(await page.getByRole('tab', { name: 'Warnings (2)' }).count(), 1);
+    await replaceSpec(
+      page,
+      `${off}  acknowledgedWarnings:\n    - warning: broker-disabled\n      reason: the broker image is not mirrored yet\n`,
+    );
+    await page.getByRole('tab', { name: 'Warnings (1)' }).click();
     assert.match(
       (await page.locator('#ty-view-panel').textContent()) ?? '',
-      /Acknowledged in the spec[\s\S]*Reason: NetworkPolicy selects pods/,
+      /Acknowledged in the spec[\s\S]*Reason: the broker image is not mirrored yet/,
     );
     await afterRender(page, () => page.locator('#ty-example').selectOption('polyglot-reviewer'));
   });
@@ -292,13 +295,18 @@ describe('the playground app', { skip }, () => {
     await page.getByRole('tab', { name: 'Pods and egress' }).click();
     const svg = page.locator('.ty-diagram svg');
     assert.equal(await svg.getAttribute('role'), 'img');
-    for (const pod of ['operator', 'operator-kubernetes', 'operator-helm'])
+    for (const pod of ['operator', 'operator-kubernetes', 'operator-helm', 'operator-broker'])
       assert.equal(await svg.locator(`[data-pod="${pod}"]`).count(), 1, pod);
     for (const container of ['codex', 'toolchain-helm', 'toolyard-install', 'kubernetes', 'helm'])
       assert.equal(await svg.locator(`[data-container="${container}"]`).count(), 1, container);
     const description = (await svg.locator('desc').textContent()) ?? '';
     assert.match(description, /codex → toolchain-helm, codex → kubernetes, codex → helm, codex → github/);
-    assert.match(description, /operator → 0\.0\.0\.0\/0 443\/TCP/);
+    // Only the broker reaches the internet; the agent pod reaches the broker.
+    assert.match(description, /operator → pods of operator-broker 8480\/TCP/);
+    assert.match(
+      description,
+      /operator-broker → 0\.0\.0\.0\/0 except [^;]*10\.0\.0\.0\/8[^;]*; ::\/0 except [^ ]* ?.*443\/TCP/,
+    );
     assert.ok((await svg.locator('path.tyd-call').count()) >= 4);
     assert.ok((await svg.locator('path.tyd-egress').count()) >= 4);
     assert.equal(await svg.locator('[data-external="mcp:github"]').count(), 1);

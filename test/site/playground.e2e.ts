@@ -219,7 +219,7 @@ describe('playground', { skip }, () => {
     await page.getByRole('tab', { name: 'Pods and egress' }).click();
     const egress = page.getByRole('table', { name: /^Effective egress of linked \(/ });
     assert.ok(await egress.isVisible());
-    assert.match((await egress.textContent()) ?? '', /model providers/);
+    assert.match((await egress.textContent()) ?? '', /broker \(model and gateway routes, egress by name\)/);
     await page.getByRole('tab', { name: 'What can it do' }).click();
     assert.match((await page.locator('#ty-view-panel').textContent()) ?? '', /ServiceAccount linked/);
   });
