@@ -158,32 +158,10 @@ export const BROKER_TOKEN_DIR = '/etc/toolyard/broker';
  * (toolchain-server/broker/config.ts defines them with its schema); test/constructs/broker-contract.test.ts
  * proves the two agree.
  */
-/** Default listener ports of the broker: routes and CONNECT, and health/metrics. */
-export const BROKER_PORTS_DEFAULT = { proxy: 8480, health: 9480 } as const;
-/** Where the broker's pod mounts its files (`BROKER_PATHS` of the contract). */
-export const BROKER_POD_PATHS = {
-  configDir: '/etc/toolyard/broker/config',
-  configFile: '/etc/toolyard/broker/config/config.json',
-  callerTokensDir: '/etc/toolyard/broker/callers',
-  keysDir: '/etc/toolyard/broker/keys',
-} as const;
-/** Ranges the broker refuses after resolution (`DEFAULT_DENIED_CIDRS` of the contract). */
-export const DEFAULT_DENIED_CIDRS = [
-  '0.0.0.0/8',
-  '10.0.0.0/8',
-  '100.64.0.0/10',
-  '127.0.0.0/8',
-  '169.254.0.0/16',
-  '172.16.0.0/12',
-  '192.0.0.0/24',
-  '192.168.0.0/16',
-  '198.18.0.0/15',
-  '224.0.0.0/3',
-  '::/128',
-  '::1/128',
-  '::ffff:0:0/96',
-  '64:ff9b::/96',
-  'fc00::/7',
-  'fe80::/10',
-  'ff00::/8',
-] as const;
+/** The broker's listener ports, where its pod mounts its files, and the ranges it refuses after resolution: the
+ * contract's own constants (zod-free, so the playground bundle shares them too). */
+export {
+  BROKER_PATHS as BROKER_POD_PATHS,
+  BROKER_PORTS as BROKER_PORTS_DEFAULT,
+  DEFAULT_DENIED_CIDRS,
+} from '../../toolchain-server/broker/constants.ts';

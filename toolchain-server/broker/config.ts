@@ -14,6 +14,10 @@
  * Kept free of Node APIs so the renderer can bundle it for the browser.
  */
 import { z } from 'zod';
+import { BROKER_PATHS, BROKER_PORTS, DEFAULT_DENIED_CIDRS } from './constants.ts';
+
+export { BROKER_PATHS, BROKER_PORTS, DEFAULT_DENIED_CIDRS };
+
 import { parseCidr } from './addresses.ts';
 
 const port = z.number().int().min(1).max(65535);
@@ -81,27 +85,6 @@ export const callerSchema = z
     openPorts: z.array(port).default([]),
   })
   .strict();
-
-/** Ranges refused after resolution, besides loopback, link-local, private, CGNAT, multicast and reserved. */
-export const DEFAULT_DENIED_CIDRS = [
-  '0.0.0.0/8',
-  '10.0.0.0/8',
-  '100.64.0.0/10',
-  '127.0.0.0/8',
-  '169.254.0.0/16',
-  '172.16.0.0/12',
-  '192.0.0.0/24',
-  '192.168.0.0/16',
-  '198.18.0.0/15',
-  '224.0.0.0/3',
-  '::/128',
-  '::1/128',
-  '::ffff:0:0/96',
-  '64:ff9b::/96',
-  'fc00::/7',
-  'fe80::/10',
-  'ff00::/8',
-] as const;
 
 export const limitsSchema = z
   .object({
@@ -235,17 +218,3 @@ export function hostMatches(pattern: string, host: string): boolean {
   if (pattern.startsWith('*.')) return host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1;
   return host === pattern;
 }
-
-/** Where the broker's pod mounts its files; the renderer mounts them there, the broker reads them there. */
-export const BROKER_PATHS = {
-  /** The config ConfigMap's directory; the file is `config.json`. */
-  configDir: '/etc/toolyard/broker/config',
-  configFile: '/etc/toolyard/broker/config/config.json',
-  /** The callers' token Secret, one file per caller (the key is the caller's name). */
-  callerTokensDir: '/etc/toolyard/broker/callers',
-  /** One directory per route holding its credential as the file `key`. */
-  keysDir: '/etc/toolyard/broker/keys',
-} as const;
-
-/** Default listener ports of the broker: routes and CONNECT, and health/metrics. */
-export const BROKER_PORTS = { proxy: 8480, health: 9480 } as const;

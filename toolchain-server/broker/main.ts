@@ -6,11 +6,10 @@
  * Secrets are only ever read from files (mounted Secrets), never from the environment, and the broker starts
  * no child process: there is no environment to scrub and no child to inherit one.
  */
-import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { stdoutSink } from '../kit/audit-sink.ts';
+import { fail as failWith, loadConfigFile, type Program, parseServerArgs } from '../kit/command-line.ts';
 import { SERVER_VERSION } from '../src/version.ts';
-import { type BrokerConfig, parseBrokerConfig } from './config.ts';
+import { parseBrokerConfig } from './config.ts';
 
 const USAGE = `Usage: toolyard-broker --config <file.json> [--shutdown-grace-seconds <n>]
 
@@ -18,62 +17,18 @@ Serves the agent's model and gateway routes (http://<host>:<listen.port>/<route>
 and /healthz, /readyz, /metrics on health.port. On start it prints {"event":"listening","port":N,"healthPort":M}
 on stdout; one audit line per request or tunnel follows.`;
 
-function fail(message: string, code = 2): never {
-  process.stderr.write(`toolyard-broker: ${message}\n`);
-  process.exit(code);
-}
+const PROGRAM: Program = { name: 'toolyard-broker', usage: USAGE, version: SERVER_VERSION };
 
-function loadConfig(file: string): BrokerConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    fail(`cannot read config ${file}: ${(error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    fail(`config ${file} is not valid JSON: ${(error as Error).message}`);
-  }
-  const result = parseBrokerConfig(value);
-  if (!result.ok) {
-    process.stderr.write(`${JSON.stringify({ event: 'config-error', file, issues: result.issues })}\n`);
-    fail(`invalid config ${file}:\n${result.issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`);
-  }
-  return result.config;
+function fail(message: string, code = 2): never {
+  return failWith(PROGRAM, message, code);
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
-  let values: { config?: string; 'shutdown-grace-seconds'?: string; help?: boolean; version?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        config: { type: 'string' },
-        'shutdown-grace-seconds': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean' },
-      },
-      strict: true,
-    }));
-  } catch (error) {
-    fail(`${(error as Error).message}\n${USAGE}`);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  if (values.version) {
-    process.stdout.write(`${SERVER_VERSION}\n`);
-    return;
-  }
-  if (!values.config) fail(`--config is required\n${USAGE}`);
-  const graceSeconds = Number(values['shutdown-grace-seconds'] ?? '10');
-  if (!Number.isFinite(graceSeconds) || graceSeconds < 0)
-    fail('--shutdown-grace-seconds must be a number >= 0');
+  const args = parseServerArgs(PROGRAM, argv);
+  if (!args) return;
+  const { graceSeconds } = args;
 
-  const config = loadConfig(values.config);
+  const config = loadConfigFile(PROGRAM, args.config, parseBrokerConfig);
   const { buildBroker } = await import('./server.ts');
   const log = stdoutSink;
   let broker: ReturnType<typeof buildBroker>;

@@ -2,12 +2,11 @@
  * `toolyard-toolchain-server --config <file>`: parse the config, build the server, listen, and shut down
  * cleanly on SIGTERM (refuse new calls, let running ones finish within the grace period, kill the rest).
  */
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { stdoutSink } from '../kit/audit-sink.ts';
-import { parseToolchainServerConfig, type ToolchainServerConfig } from './config.ts';
+import { fail as failWith, loadConfigFile, type Program, parseServerArgs } from '../kit/command-line.ts';
+import { parseToolchainServerConfig } from './config.ts';
 import { serverEnvironment } from './policy/env.ts';
 import { SERVER_VERSION } from './version.ts';
 
@@ -16,31 +15,10 @@ const USAGE = `Usage: toolyard-toolchain-server --config <file.json> [--shutdown
 Serves MCP over Streamable HTTP at http://<listen.host>:<listen.port>/mcp for one toolchain.
 On start it prints {"event":"listening","port":N} on stdout; audit lines follow, one per tool call.`;
 
-function fail(message: string, code = 2): never {
-  process.stderr.write(`toolyard-toolchain-server: ${message}\n`);
-  process.exit(code);
-}
+const PROGRAM: Program = { name: 'toolyard-toolchain-server', usage: USAGE, version: SERVER_VERSION };
 
-function loadConfig(file: string): ToolchainServerConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    fail(`cannot read config ${file}: ${(error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    fail(`config ${file} is not valid JSON: ${(error as Error).message}`);
-  }
-  const result = parseToolchainServerConfig(value);
-  if (!result.ok) {
-    const lines = result.issues.map((issue) => `  ${issue.path}: ${issue.message}`);
-    process.stderr.write(`${JSON.stringify({ event: 'config-error', file, issues: result.issues })}\n`);
-    fail(`invalid config ${file}:\n${lines.join('\n')}`);
-  }
-  return result.config;
+function fail(message: string, code = 2): never {
+  return failWith(PROGRAM, message, code);
 }
 
 /**
@@ -67,40 +45,11 @@ function reexecWithScrubbedEnvironment(passthrough: readonly string[]): void {
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
-  let values: {
-    config?: string | undefined;
-    'shutdown-grace-seconds'?: string | undefined;
-    help?: boolean | undefined;
-    version?: boolean | undefined;
-  };
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        config: { type: 'string' },
-        'shutdown-grace-seconds': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean' },
-      },
-      strict: true,
-    }));
-  } catch (error) {
-    fail(`${(error as Error).message}\n${USAGE}`);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  if (values.version) {
-    process.stdout.write(`${SERVER_VERSION}\n`);
-    return;
-  }
-  if (!values.config) fail(`--config is required\n${USAGE}`);
-  const graceSeconds = Number(values['shutdown-grace-seconds'] ?? '10');
-  if (!Number.isFinite(graceSeconds) || graceSeconds < 0)
-    fail('--shutdown-grace-seconds must be a number >= 0');
+  const args = parseServerArgs(PROGRAM, argv);
+  if (!args) return;
+  const { graceSeconds } = args;
 
-  const config = loadConfig(values.config);
+  const config = loadConfigFile(PROGRAM, args.config, parseToolchainServerConfig);
   reexecWithScrubbedEnvironment(config.env.passthrough);
   // Loaded only now: a re-exec above does not pay for loading the HTTP stack twice.
   const { buildHealthServer, buildServer } = await import('./http.ts');
@@ -109,7 +58,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   let app: Awaited<ReturnType<typeof buildServer>>;
   try {
     // No child may read the config file or the bundle (the server's code, Node and the helper).
-    const ownFiles = [resolve(values.config), dirname(fileURLToPath(import.meta.url))];
+    const ownFiles = [resolve(args.config), dirname(fileURLToPath(import.meta.url))];
     app = buildServer({ config, log, toolchainOptions: { ownFiles } });
   } catch (error) {
     fail((error as Error).message);
