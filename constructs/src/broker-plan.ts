@@ -15,6 +15,7 @@ import type { ToolPreset } from '../../toolchain-server/src/config.ts';
 import * as D from './defaults.ts';
 import { ECOSYSTEMS, isEcosystem, PRESET_ECOSYSTEMS } from './ecosystems.ts';
 import { type AgentNames, BROKER_COMPONENT, brokerRouteForGateway, brokerRouteForModel } from './names.ts';
+import { planImage } from './plan-image.ts';
 import type {
   EgressHost,
   PlannedBackend,
@@ -25,8 +26,7 @@ import type {
   PlannedNamedEgress,
   PlannedRoute,
   PlannedToolchain,
-} from './plan.ts';
-import { planImage } from './plan.ts';
+} from './plan-types.ts';
 
 export type PlannedBrokerSettings = Omit<PlannedBroker, 'routes' | 'callers'>;
 

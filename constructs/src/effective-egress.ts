@@ -4,6 +4,8 @@
  * for less than its pod will have. A toolchain with `placement: pod` is its pod's only container, so its
  * pod's egress is exactly what it declares, and the agent pod only needs to reach its MCP port.
  */
+
+import { deployedGateways, podToolchains, sidecarToolchains } from './plan.ts';
 import type {
   AgentPlan,
   EgressHost,
@@ -11,8 +13,8 @@ import type {
   PlannedDeployedGateway,
   PlannedRoute,
   PodToolchain,
-} from './plan.ts';
-import { deployedGateways, podToolchains, sidecarToolchains } from './plan.ts';
+} from './plan-types.ts';
+import type { AcknowledgeableWarning } from './warning-codes.ts';
 
 export type EgressDestination =
   | { readonly kind: 'dns'; readonly namespace: string; readonly podLabels: Readonly<Record<string, string>> }
@@ -59,12 +61,7 @@ export interface PodEgress {
   readonly grants: readonly EgressGrant[];
 }
 
-/** Codes of the warnings a spec can acknowledge (`spec.acknowledgedWarnings[].warning`). */
-export type AcknowledgeableWarning =
-  | 'shared-egress'
-  | 'unreachable-gateway'
-  | 'network-policies-disabled'
-  | 'broker-disabled';
+export type { AcknowledgeableWarning } from './warning-codes.ts';
 
 /** Something that renders but deserves attention. */
 export interface RenderWarning {

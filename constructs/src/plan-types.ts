@@ -1,0 +1,289 @@
+/**
+ * The plan's types: the spec with every default applied and every derived name computed once (built by plan.ts
+ * and broker-plan.ts, read by everything downstream). Types only, so the modules that build the plan can share
+ * them without importing each other.
+ */
+import type { Backend, Resources } from '../../schema/src/types.generated.ts';
+import type { ToolMode, ToolPreset } from '../../toolchain-server/src/config.ts';
+import type * as D from './defaults.ts';
+import type { AgentNames, Labels } from './names.ts';
+import type { AcknowledgeableWarning } from './warning-codes.ts';
+
+export type BackendType = Backend['type'];
+export type RbacPresetName = 'read-only' | 'namespace-write';
+export type EgressNeed = 'none' | 'registries' | 'open';
+/** `sidecar`: a container of the agent pod. `pod`: its own Deployment, Service and NetworkPolicy. */
+export type ToolchainPlacement = 'sidecar' | 'pod';
+
+/** Destinations by CIDR and TCP port. */
+export interface EgressRule {
+  readonly cidrs: readonly string[];
+  readonly ports: readonly number[];
+}
+
+export interface PlannedImage {
+  readonly reference: string;
+  readonly pullPolicy: 'IfNotPresent' | 'Always' | 'Never';
+}
+
+export interface SecretRef {
+  readonly env: string;
+  readonly secretName: string;
+  readonly key: string;
+}
+
+export interface PlannedBackend {
+  readonly name: string;
+  readonly type: BackendType;
+  readonly image: PlannedImage;
+  readonly port: number;
+  readonly command?: readonly string[];
+  readonly args?: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly secretEnv: readonly SecretRef[];
+  readonly resources: Resources;
+  readonly healthPath?: string;
+  /** Where a `custom` backend gets its configs; other types read fixed system locations (set only if the spec did). */
+  readonly mcpConfigPath?: string;
+  /** The spec's extra client settings, merged into the generated config. */
+  readonly settings?: Readonly<Record<string, unknown>>;
+  /** Its model route at the broker (broker on), or its provider key as env (broker off); absent: no `model`. */
+  readonly model?: PlannedModel;
+  /** What it may reach by name through the broker, besides its routes. */
+  readonly egress: PlannedNamedEgress;
+}
+
+/** A backend's model access. */
+export interface PlannedModel {
+  /** The variable its CLI reads the API key from (absent for `custom`). */
+  readonly keyEnv?: string;
+  readonly apiKeySecret: { readonly name: string; readonly key: string };
+  /** Its broker route, with the broker on. */
+  readonly route?: PlannedRoute;
+}
+
+/** Egress by name of one container, resolved: hosts from `hosts` and from the ecosystems' table. */
+export interface PlannedNamedEgress {
+  /** `none`, `open`, or `named` (`{ hosts, ecosystems }` or the `registries` alias). */
+  readonly kind: 'none' | 'open' | 'named';
+  /** The spec used the deprecated `registries` alias (toolchains only). */
+  readonly fromRegistriesAlias: boolean;
+  /** Ecosystems as declared (or implied by the alias), in spec order. */
+  readonly ecosystems: readonly string[];
+  /** Host patterns as declared in `hosts` (with their optional `:port`). */
+  readonly declaredHosts: readonly string[];
+  /** Every host the container may reach, sorted, with its ports (unknown ecosystems contribute nothing). */
+  readonly entries: readonly EgressHost[];
+}
+
+export interface EgressHost {
+  readonly host: string;
+  readonly ports: readonly number[];
+}
+
+/** A broker route: `http://<broker>:<port>/<name>/…` forwarded to one upstream with the route's credential. */
+export interface PlannedRoute {
+  readonly name: string;
+  readonly kind: 'model' | 'gateway';
+  /** The backend or gateway it serves. */
+  readonly owner: string;
+  readonly upstream: string;
+  /** The URL callers use: the broker Service and the route. */
+  readonly url: string;
+  readonly credential?: {
+    readonly secret: { readonly name: string; readonly key: string };
+    readonly header: string;
+    readonly prefix: string;
+  };
+  readonly insecureHttp: boolean;
+  /** A deployed gateway's pods and port, which the broker's NetworkPolicy lets it reach. */
+  readonly inCluster?: { readonly podLabels: Labels; readonly port: number };
+}
+
+/** One container that authenticates to the broker with its own token (a key of the tokens Secret). */
+export interface PlannedCaller {
+  readonly name: string;
+  readonly role: 'backend' | 'toolchain';
+  /** The pod it runs in. */
+  readonly pod: string;
+  readonly routes: readonly string[];
+  readonly egress: readonly EgressHost[];
+  /** `open`: any public host on these ports. */
+  readonly openPorts: readonly number[];
+}
+
+export interface PlannedBroker {
+  readonly enabled: boolean;
+  /** Deployment, Service, ServiceAccount, ConfigMap and NetworkPolicy: `<agent>-broker`. */
+  readonly objectName: string;
+  readonly component: string;
+  readonly selector: Labels;
+  /** Cluster-DNS host of its Service. */
+  readonly host: string;
+  /** `http://<host>:<port>`: routes below it, and the CONNECT proxy. */
+  readonly url: string;
+  readonly image: PlannedImage;
+  readonly port: number;
+  readonly healthPort: number;
+  readonly tokensSecret: string;
+  readonly egressPorts: readonly number[];
+  readonly deniedCidrs: readonly string[];
+  readonly replicas: number;
+  readonly resources: Resources;
+  /** Model routes (backend order), then gateway routes (gateway order); empty with the broker off. */
+  readonly routes: readonly PlannedRoute[];
+  /** Backends, then toolchains with egress; empty with the broker off. */
+  readonly callers: readonly PlannedCaller[];
+}
+
+export interface PlannedToolchain {
+  readonly name: string;
+  readonly containerName: string;
+  readonly serverName: string;
+  readonly placement: ToolchainPlacement;
+  /** The MCP endpoint backends call: 127.0.0.1 in the agent pod, or the toolchain pod's Service. */
+  readonly url: string;
+  /** Its own pod's objects and selector, with `placement: pod`. */
+  readonly pod?: PlannedToolchainPod;
+  /** The spec waived the bearer token of a toolchain pod (`insecureAllowUnauthenticated`). */
+  readonly allowUnauthenticated: boolean;
+  readonly image: PlannedImage;
+  readonly port: number;
+  readonly healthPort: number;
+  readonly injectServer: boolean;
+  readonly mode: ToolMode;
+  readonly presets: readonly ToolPreset[];
+  readonly allowedCommands: readonly string[];
+  readonly handles: { readonly commands: readonly string[]; readonly files: readonly string[] };
+  readonly limits: typeof D.DEFAULT_LIMITS | Readonly<Record<keyof typeof D.DEFAULT_LIMITS, number>>;
+  /** The pod-level posture (with the broker off, NetworkPolicy grants follow it); `{hosts, ecosystems}` is `registries`. */
+  readonly egress: EgressNeed;
+  /** What it may reach by name through the broker (with the broker on). */
+  readonly namedEgress: PlannedNamedEgress;
+  readonly env: Readonly<Record<string, string>>;
+  readonly resources: Resources;
+  readonly configMapName: string;
+  /** The server's bearer token: a file in the toolchain, an env var in backends. */
+  readonly auth?: PlannedToolchainAuth;
+}
+
+export interface PlannedToolchainPod {
+  /** Name of its Deployment, Service, ServiceAccount and NetworkPolicy. */
+  readonly objectName: string;
+  /** Cluster-DNS host of its Service. */
+  readonly host: string;
+  /** Component label of its objects, `toolchain-<name>`. */
+  readonly component: string;
+  readonly selector: Labels;
+  readonly replicas: number;
+}
+
+export interface PlannedToolchainAuth {
+  readonly secret: { readonly name: string; readonly key: string };
+  /** Env var in backends that carries the token; client configs name it, never the value. */
+  readonly backendEnv: string;
+}
+
+export interface PlannedGatewayAuth {
+  readonly secret: { readonly name: string; readonly key: string };
+  /** Env var in backends that carries the token; client configs name it, never the value. */
+  readonly backendEnv: string;
+  /** Env var in the deployed gateway that also carries the token, when the spec asks for one (`tokenEnv`). */
+  readonly gatewayEnv?: string;
+}
+
+interface PlannedGatewayBase {
+  readonly name: string;
+  /** URL written into backends' client configs: the broker route's with the broker on, else `upstreamUrl`. */
+  readonly url: string;
+  /** The gateway's own URL: its Service (deployed) or the declared URL (external). */
+  readonly upstreamUrl: string;
+  /** The broker route backends call it through (external gateways, deployed ones with auth), broker on. */
+  readonly route?: PlannedRoute;
+  /** Backends may call its tools without an interactive approval. */
+  readonly preApproved: boolean;
+  /** Client-side timeout of one tool call. */
+  readonly toolTimeoutSeconds: number;
+  readonly auth?: PlannedGatewayAuth;
+  readonly egress?: EgressRule;
+}
+
+export interface PlannedDeployedGateway extends PlannedGatewayBase {
+  readonly kind: 'deployed';
+  readonly objectName: string;
+  readonly image: PlannedImage;
+  readonly port: number;
+  readonly path: string;
+  readonly replicas: number;
+  readonly kubernetes?: { readonly preset: RbacPresetName; readonly namespaces: readonly string[] };
+  readonly env: Readonly<Record<string, string>>;
+  readonly secretEnv: readonly SecretRef[];
+  readonly healthPath?: string;
+  readonly resources: Resources;
+  readonly selector: Labels;
+  readonly serviceAccountAnnotations: Labels;
+}
+
+export interface PlannedExternalGateway extends PlannedGatewayBase {
+  readonly kind: 'external';
+}
+
+export type PlannedGateway = PlannedDeployedGateway | PlannedExternalGateway;
+
+export type PlannedWorkspaceVolume =
+  | { readonly kind: 'emptyDir'; readonly sizeLimit: string; readonly medium: string }
+  | { readonly kind: 'existingClaim'; readonly claimName: string; readonly readWriteMany: boolean }
+  | {
+      readonly kind: 'claimTemplate';
+      readonly storage: string;
+      readonly storageClassName?: string;
+      readonly accessModes: readonly string[];
+    }
+  /** A new claim as one PersistentVolumeClaim object that every pod mounts (toolchains with `placement: pod`). */
+  | {
+      readonly kind: 'sharedClaim';
+      readonly claimName: string;
+      readonly storage: string;
+      readonly storageClassName?: string;
+      readonly accessModes: readonly string[];
+    };
+
+export interface PlannedNetwork {
+  readonly enabled: boolean;
+  readonly modelEgress: EgressRule;
+  readonly registryEgress: EgressRule;
+  readonly apiServerEgress: EgressRule;
+  readonly dns: { readonly namespace: string; readonly podLabels: Labels };
+  readonly agentIngressFrom: readonly { readonly namespace?: string; readonly podLabels: Labels }[];
+}
+
+/** A render warning the spec accepts on purpose (`spec.acknowledgedWarnings[]`). */
+export interface PlannedAcknowledgement {
+  readonly warning: AcknowledgeableWarning;
+  /** The toolchain or gateway it names, if its warning is about one. */
+  readonly subject?: string;
+  readonly reason: string;
+  /** Where it is in the spec, e.g. `/spec/acknowledgedWarnings/0`. */
+  readonly path: string;
+}
+
+export interface AgentPlan {
+  readonly names: AgentNames;
+  readonly name: string;
+  readonly namespace: string;
+  readonly labels: Labels;
+  readonly annotations: Labels;
+  readonly workspace: { readonly mountPath: string; readonly volume: PlannedWorkspaceVolume };
+  readonly backends: readonly PlannedBackend[];
+  readonly toolchains: readonly PlannedToolchain[];
+  readonly gateways: readonly PlannedGateway[];
+  readonly rbacPreset: RbacPresetName | 'none';
+  readonly network: PlannedNetwork;
+  readonly toolchainServerImage: PlannedImage;
+  readonly serviceAccountAnnotations: Labels;
+  readonly imagePullSecrets: readonly string[];
+  readonly acknowledgements: readonly PlannedAcknowledgement[];
+  readonly broker: PlannedBroker;
+}
+
+export type PodToolchain = PlannedToolchain & { readonly pod: PlannedToolchainPod };

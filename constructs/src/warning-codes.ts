@@ -1,0 +1,6 @@
+/** Codes of the warnings a spec can acknowledge (`spec.acknowledgedWarnings[].warning`). */
+export type AcknowledgeableWarning =
+  | 'shared-egress'
+  | 'unreachable-gateway'
+  | 'network-policies-disabled'
+  | 'broker-disabled';
