@@ -5,6 +5,7 @@
  * pod's egress is exactly what it declares, and the agent pod only needs to reach its MCP port.
  */
 
+import type { AcknowledgeableWarning } from './acknowledgeable-warnings.ts';
 import { deployedGateways, podToolchains, sidecarToolchains } from './plan.ts';
 import type {
   AgentPlan,
@@ -14,7 +15,6 @@ import type {
   PlannedRoute,
   PodToolchain,
 } from './plan-types.ts';
-import type { AcknowledgeableWarning } from './warning-codes.ts';
 
 export type EgressDestination =
   | { readonly kind: 'dns'; readonly namespace: string; readonly podLabels: Readonly<Record<string, string>> }
@@ -61,7 +61,7 @@ export interface PodEgress {
   readonly grants: readonly EgressGrant[];
 }
 
-export type { AcknowledgeableWarning } from './warning-codes.ts';
+export type { AcknowledgeableWarning } from './acknowledgeable-warnings.ts';
 
 /** Something that renders but deserves attention. */
 export interface RenderWarning {

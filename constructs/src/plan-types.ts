@@ -5,9 +5,9 @@
  */
 import type { Backend, Resources } from '../../schema/src/types.generated.ts';
 import type { ToolMode, ToolPreset } from '../../toolchain-server/src/config.ts';
+import type { AcknowledgeableWarning } from './acknowledgeable-warnings.ts';
 import type * as D from './defaults.ts';
 import type { AgentNames, Labels } from './names.ts';
-import type { AcknowledgeableWarning } from './warning-codes.ts';
 
 export type BackendType = Backend['type'];
 export type RbacPresetName = 'read-only' | 'namespace-write';

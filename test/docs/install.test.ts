@@ -28,9 +28,13 @@ const MACHINE_LINES = new Set(
 
 /** Lines that warn, but for the machine's own npmrc. */
 function warnings(output: string): string[] {
-  return output
-    .split('\n')
-    .filter((line) => /\bwarn(ing)?\b|EBADENGINE/i.test(line) && !MACHINE_LINES.has(line.trim()));
+  return (
+    output
+      .split('\n')
+      // npm's notices list the tarball's files, whose names may contain the word (warnings.js).
+      .filter((line) => !line.startsWith('npm notice'))
+      .filter((line) => /\bwarn(ing)?\b|EBADENGINE/i.test(line) && !MACHINE_LINES.has(line.trim()))
+  );
 }
 
 const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
