@@ -3,9 +3,11 @@
  * that kills the whole group (SIGTERM, then SIGKILL after a grace period), per-stream output caps that keep
  * the tail in bounded memory, cancellation through an AbortSignal, and periodic progress callbacks.
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { ToolError } from './errors.ts';
 import { noteBytesRead } from './reclaim.ts';
+import { tailWithinSentBytes } from './sent-size.ts';
 
 /**
  * Keeps the last `cap` bytes written to it. Small outputs stay as the chunks received; once the cap is
@@ -237,16 +239,21 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
       child.stdout!.destroy();
       child.stderr!.destroy();
       (reportPipe as { destroy?: () => void } | null)?.destroy?.();
+      // The cap holds for what is sent: each kept tail, JSON-escaped, fits maxOutputBytes (sent-size.ts).
+      const sentStdout = tailWithinSentBytes(stdout.text(), req.maxOutputBytes);
+      const sentStderr = tailWithinSentBytes(stderr.text(), req.maxOutputBytes);
+      const stdoutDropped = stdout.dropped + sentStdout.droppedBytes;
+      const stderrDropped = stderr.dropped + sentStderr.droppedBytes;
       resolve({
         exitCode,
         signal: exitSignal,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
+        stdout: sentStdout.text,
+        stderr: sentStderr.text,
         stdoutBytes: stdout.total,
         stderrBytes: stderr.total,
-        stdoutDroppedBytes: stdout.dropped,
-        stderrDroppedBytes: stderr.dropped,
-        truncated: stdout.dropped > 0 || stderr.dropped > 0,
+        stdoutDroppedBytes: stdoutDropped,
+        stderrDroppedBytes: stderrDropped,
+        truncated: stdoutDropped > 0 || stderrDropped > 0,
         timedOut,
         cancelled,
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,

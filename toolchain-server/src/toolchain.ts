@@ -2,6 +2,7 @@
  * The toolchain: tool registry, policy enforcement and process execution, free of HTTP and of MCP transport.
  * One instance per server process; MCP sessions share it but never share per-client state.
  */
+
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
@@ -29,6 +30,7 @@ import { WorkspaceRoots } from './policy/cwd.ts';
 import { applyCallerEnv, buildBaseEnv } from './policy/env.ts';
 import { egressProxyEnv, proxyUrl } from './policy/proxy-env.ts';
 import { ProcessGroups, type RunResult, runCommand } from './runner.ts';
+import { tailWithinSentBytes } from './sent-size.ts';
 import { describeOutputSchema, describeToolchainInput, type ToolchainDescription } from './tools/describe.ts';
 import { execAllowedTool } from './tools/exec-allowed.ts';
 import { PRESET_TOOLS, presetBinaries } from './tools/presets.ts';
@@ -629,9 +631,10 @@ export class Toolchain {
 
 const SUMMARY_TAIL_BYTES = 2048;
 
+/** The summary's tail of a stream: at most SUMMARY_TAIL_BYTES once sent (JSON-escaped, UTF-8). */
 function tail(text: string): string {
-  if (text.length <= SUMMARY_TAIL_BYTES) return text;
-  return `…${text.slice(text.length - SUMMARY_TAIL_BYTES)}`;
+  const kept = tailWithinSentBytes(text, SUMMARY_TAIL_BYTES);
+  return kept.droppedBytes === 0 ? text : `…${kept.text}`;
 }
 
 /** The compact text a model reads first: outcome, then the tails of stderr and stdout. */
