@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { brokerCommand } from '../../toolchain-server/src/launch.ts';
 import { CONFIG_HASH_ANNOTATION } from './agent-workload.ts';
 import { brokerConfigJson } from './broker-config.ts';
-import { contentHash, resourceRequirements } from './container-parts.ts';
+import { contentHash, resourceRequirements, serverProbes } from './container-parts.ts';
 import { BROKER_POD_PATHS, PATHS, TOKEN_FILE_MODE } from './defaults.ts';
 import type { AgentPlan } from './plan.ts';
 import { pullSecrets, restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
@@ -78,7 +78,6 @@ export class Broker extends Construct {
           ]
         : [],
     );
-    const health = k8s.IntOrString.fromNumber(broker.healthPort);
     this.deployment = new k8s.KubeDeployment(this, 'deployment', {
       metadata,
       spec: {
@@ -113,19 +112,7 @@ export class Broker extends Construct {
                   { name: 'caller-tokens', mountPath: BROKER_POD_PATHS.callerTokensDir, readOnly: true },
                   ...keyVolumes.map((k) => k.mount),
                 ],
-                readinessProbe: {
-                  httpGet: { path: '/readyz', port: health },
-                  periodSeconds: 10,
-                  timeoutSeconds: 2,
-                  failureThreshold: 3,
-                },
-                livenessProbe: {
-                  httpGet: { path: '/healthz', port: health },
-                  initialDelaySeconds: 5,
-                  periodSeconds: 20,
-                  timeoutSeconds: 2,
-                  failureThreshold: 3,
-                },
+                ...serverProbes(broker.healthPort),
               },
             ],
             volumes: [

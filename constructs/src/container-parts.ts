@@ -45,6 +45,29 @@ export function probes(port: number, path?: string): Pick<k8s.Container, 'readin
   };
 }
 
+/**
+ * Probes of toolyard's own servers (the toolchain server, the broker) on their health listener: ready when
+ * `/readyz` answers, alive while `/healthz` does.
+ */
+export function serverProbes(healthPort: number): Pick<k8s.Container, 'readinessProbe' | 'livenessProbe'> {
+  const port = k8s.IntOrString.fromNumber(healthPort);
+  return {
+    readinessProbe: {
+      httpGet: { path: '/readyz', port },
+      periodSeconds: 10,
+      timeoutSeconds: 2,
+      failureThreshold: 3,
+    },
+    livenessProbe: {
+      httpGet: { path: '/healthz', port },
+      initialDelaySeconds: 5,
+      periodSeconds: 20,
+      timeoutSeconds: 2,
+      failureThreshold: 3,
+    },
+  };
+}
+
 /** Writable scratch space for a read-only root filesystem: `/tmp` and `HOME` (where language caches live). */
 export function scratchVolumes(container: string): { volumes: k8s.Volume[]; mounts: k8s.VolumeMount[] } {
   return {

@@ -1,9 +1,15 @@
+import type { k8s } from 'cdk8s-plus-28';
 import * as plus from 'cdk8s-plus-28';
-import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { serverCommand } from '../../toolchain-server/src/launch.ts';
 import { noProxyHosts } from './backend-container.ts';
-import { plainEnv, resourceRequirements, scratchVolumes, tokenFile } from './container-parts.ts';
+import {
+  plainEnv,
+  resourceRequirements,
+  scratchVolumes,
+  serverProbes,
+  tokenFile,
+} from './container-parts.ts';
 import { BROKER_TOKEN_DIR, PATHS } from './defaults.ts';
 import type { AgentPlan, PlannedToolchain } from './plan.ts';
 import { restrictedContainerSecurityContext } from './security.ts';
@@ -74,7 +80,6 @@ export class ToolchainSidecar extends Construct {
       ...(token ? [token.volume] : []),
       ...(brokerToken ? [brokerToken.volume] : []),
     ];
-    const health = k8s.IntOrString.fromNumber(toolchain.healthPort);
     this.container = {
       name: toolchain.containerName,
       image: toolchain.image.reference,
@@ -104,19 +109,7 @@ export class ToolchainSidecar extends Construct {
           ? [{ name: bundleVolume, mountPath: PATHS.serverBundle, readOnly: true }]
           : []),
       ],
-      readinessProbe: {
-        httpGet: { path: '/readyz', port: health },
-        periodSeconds: 10,
-        timeoutSeconds: 2,
-        failureThreshold: 3,
-      },
-      livenessProbe: {
-        httpGet: { path: '/healthz', port: health },
-        initialDelaySeconds: 5,
-        periodSeconds: 20,
-        timeoutSeconds: 2,
-        failureThreshold: 3,
-      },
+      ...serverProbes(toolchain.healthPort),
     };
   }
 }
