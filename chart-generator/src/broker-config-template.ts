@@ -13,7 +13,15 @@ import { DEFAULT_EGRESS_HOST_PORT } from '../../constructs/src/defaults.ts';
 import { ECOSYSTEM_NAMES, ECOSYSTEMS } from '../../constructs/src/ecosystems.ts';
 import type { AgentPlan, PlannedNamedEgress } from '../../constructs/src/plan.ts';
 import type { ChartBuilder } from './chart-builder.ts';
-import { type EntryNode, entry, expr, goString, isTemplateNode, yamlScalar } from './template-yaml.ts';
+import {
+  type EntryNode,
+  entry,
+  escapeLiteral,
+  expr,
+  goString,
+  isTemplateNode,
+  yamlScalar,
+} from './template-yaml.ts';
 import { group, type JsonSchema, leaf, type ValueNode } from './values-model.ts';
 import { pad, valuesKey, valuesRef } from './values-refs.ts';
 
@@ -98,6 +106,26 @@ export function brokerEgressValues(plan: AgentPlan): ValueNode | undefined {
       ]),
     ),
   );
+}
+
+/**
+ * NOTES.txt lines: each container's hosts and ecosystems as the release's values set them (a container whose
+ * entry was set to null shows none, as the broker then grants it nothing).
+ */
+export function brokerEgressNotes(plan: AgentPlan): string[] {
+  const callers = egressCallers(plan);
+  if (callers.length === 0) return [];
+  const list = (key: string, field: string) =>
+    `{{ get (index ($.Values.broker.egress | default dict) ${goString(key)} | default dict) ${goString(field)} | default (list) | join ", " | default "none" }}`;
+  return [
+    '',
+    "Egress by name, per container, through the broker's proxy (values broker.egress; the broker refuses",
+    'every other host, and any name that resolves to a private or cluster address):',
+    ...callers.map(
+      (c) =>
+        `  ${escapeLiteral(c.name)}: hosts ${list(c.key, 'hosts')}; ecosystems ${list(c.key, 'ecosystems')}`,
+    ),
+  ];
 }
 
 /** The template text that renders the broker's config.json. */

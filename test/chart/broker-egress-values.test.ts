@@ -18,6 +18,7 @@ import { realHelmLint } from './helm-lint.ts';
 import {
   examples,
   HELM_MAJORS,
+  helmNotes,
   helmTemplate,
   identity,
   renderChartText,
@@ -160,6 +161,26 @@ describe('broker.egress values: one container, exactly as the spec would say it'
       assert.ok(egressOf(brokerConfig(helm), 'toolchain-terraform').length > 0);
     });
   }
+});
+
+describe('broker.egress values: the notes an install prints', () => {
+  it('Helm 4: each container with its lists as this release sets them (null: none)', () => {
+    const notes = (values: Json[]) => {
+      const out = helmNotes(defaultChart, { release: AGENT, namespace: NAMESPACE, values });
+      assert.ok(out.ok, out.stderr);
+      return out.stdout;
+    };
+    assert.match(notes([]), /\n {2}toolchain-node: hosts none; ecosystems npm\n/);
+    const changed = notes([
+      { broker: { egress: { toolchainNode: { hosts: ['npm.pkg.example.com'] }, claude: null } } },
+    ]);
+    assert.match(changed, /\n {2}toolchain-node: hosts npm\.pkg\.example\.com; ecosystems npm\n/);
+    assert.match(changed, /\n {2}claude: hosts none; ecosystems none\n/);
+    assert.match(changed, /\n {2}toolchain-terraform: hosts none; ecosystems terraform\n/);
+    // And the broker config agrees: claude's entry removed, claude reaches nothing by name.
+    const config = brokerConfig(render(defaultChart, 4, [{ broker: { egress: { claude: null } } }]));
+    assert.deepEqual(egressOf(config, 'claude'), []);
+  });
 });
 
 /** Values the schema must refuse, with the path Helm's error must name (Helm 3 dotted, Helm 4 a JSON pointer). */
