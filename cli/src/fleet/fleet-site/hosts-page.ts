@@ -70,7 +70,7 @@ function hostsSection(groups: readonly HostGroup[], reach: readonly AgentReach[]
 <p>${plural(hosts, 'host')} reached by name through ${plural(
     reach.filter((a) => a.broker).length,
     'broker',
-  )}. ${open ? html`<strong class="warn">${plural(open.holders.length, 'container')} may reach any public host</strong> (<code>network.egress: open</code>).` : 'No container may reach any public host.'}</p>
+  )}. ${open ? html`<strong class="warn">${plural(open.holders.length, 'container')} may reach any public host</strong> (<code>network.egress: open</code>).` : 'No container may reach any public host through a broker.'}</p>
 <form class="filters" role="search" onsubmit="return false">
 <label>Search <input type="search" data-filter="search" data-url placeholder="host, ecosystem, agent, container, route…"></label>
 <label>Namespace <select data-filter="namespace"><option value="">all</option>${options(reach.map((a) => a.namespace))}</select></label>
@@ -118,7 +118,7 @@ function credentialsSection(reach: readonly AgentReach[]): Html {
       : 'No model key or gateway token sits outside a broker.'
   }</p>
 <form class="filters" role="search" onsubmit="return false">
-<label>Search <input type="search" data-filter="search" placeholder="agent, secret, route, backend…"></label>
+<label>Search agents and keys <input type="search" data-filter="search" placeholder="agent, secret, route, backend…"></label>
 <label>Namespace <select data-filter="namespace"><option value="">all</option>${options(withCredentials.map((a) => a.namespace))}</select></label>
 <label>Held <select data-filter="held"><option value="">anywhere</option><option value="broker">by brokers only</option><option value="containers">also by other containers</option></select></label>
 </form>
