@@ -12,6 +12,7 @@ import {
   agentReach,
   hostGroups,
   hostRows,
+  IN_CLUSTER,
 } from '../../cli/src/fleet/fleet-site/host-reach.ts';
 import { hostsPage } from '../../cli/src/fleet/fleet-site/hosts-page.ts';
 import { type KubeObject, renderAgent } from '../../constructs/src/render.ts';
@@ -67,7 +68,7 @@ describe('egress by host: the data', () => {
       {
         secret: 'claude-credentials/api-key',
         kind: 'model key',
-        purpose: 'route model-claude → api.anthropic.com',
+        purpose: 'route model-claude',
         holder: 'broker / broker',
       },
     ]);
@@ -178,6 +179,13 @@ describe('egress by host: the data', () => {
       total + 2 * webInfra,
       'every reach in exactly one row',
     );
+    // An agent's own deployed gateways are Services of that agent: one row for all, each holder with its route.
+    const own = rows.find((r) => r.host === IN_CLUSTER)!;
+    assert.deepEqual(own.holders.map((h) => `${h.agent}/${h.container} ${h.route?.name}`).sort(), [
+      'operator/codex gateway-helm',
+      'operator/codex gateway-kubernetes',
+    ]);
+    assert.ok(!rows.some((r) => r.host.endsWith('.svc')), 'no in-cluster Service as a host of its own');
     // Hosts reached by the same containers the same way share a row: terraform's two hosts, pypi's two.
     const groups = hostGroups(rows);
     const terraform = groups.find((g) => g.hosts.includes('registry.terraform.io'))!;

@@ -17,13 +17,20 @@ export interface Reach {
   readonly listed: boolean;
   /** The container's ecosystems that name this host. */
   readonly ecosystems: readonly string[];
-  /** A route of the broker to this host (the broker adds `credential`, a `<secret>/<key>`). */
+  /**
+   * A route of the broker to this host (the broker adds `credential`, a `<secret>/<key>`); `inCluster`: a
+   * deployed gateway's Service of the same agent, not a host outside the cluster.
+   */
   readonly route?: {
     readonly name: string;
     readonly kind: 'model' | 'gateway';
     readonly credential?: string;
+    readonly inCluster?: boolean;
   };
 }
+
+/** The row of every agent's own deployed gateways (their Services are per agent: one row, not one each). */
+export const IN_CLUSTER = '(own gateways)';
 
 export interface ContainerReach {
   /** The pod's place in its agent: `agent` or `toolchain <name>`. */
@@ -51,10 +58,6 @@ export interface AgentReach {
   readonly broker: boolean;
   readonly containers: readonly ContainerReach[];
   readonly credentials: readonly CredentialHolding[];
-}
-
-function hostOf(url: string): string {
-  return URL.canParse(url) ? new URL(url).host : url;
 }
 
 function ecosystemsNaming(host: string, egress: PlannedNamedEgress | undefined): string[] {
@@ -98,6 +101,7 @@ export function agentReach(plan: AgentPlan): AgentReach {
               name,
               kind: route.kind,
               ...(route.credential ? { credential: secretOf(route.credential.secret) } : {}),
+              ...(route.inCluster ? { inCluster: true } : {}),
             },
           },
         ];
@@ -126,7 +130,7 @@ export function agentReach(plan: AgentPlan): AgentReach {
     credentials.push({
       secret: secretOf(route.credential.secret),
       kind: route.kind === 'model' ? 'model key' : 'gateway token',
-      purpose: `route ${route.name} → ${hostOf(route.upstream)}`,
+      purpose: `route ${route.name}`,
       holder: 'broker / broker',
     });
   }
@@ -196,13 +200,17 @@ export function waysOf(host: string, reach: Pick<Reach, 'listed' | 'ecosystems' 
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Every host the fleet reaches through brokers, most-reached first, each with its containers. */
+/**
+ * Every host the fleet reaches through brokers, most-reached first, each with its containers; routes to an
+ * agent's own deployed gateways share the one row `IN_CLUSTER`.
+ */
 export function hostRows(agents: readonly AgentReach[]): HostRow[] {
   const rows = new Map<string, HostHolder[]>();
   for (const a of agents)
     for (const c of a.containers)
       for (const r of c.reaches) {
-        const holders = rows.get(r.host) ?? [];
+        const host = r.route?.inCluster ? IN_CLUSTER : r.host;
+        const holders = rows.get(host) ?? [];
         holders.push({
           agent: a.agent,
           namespace: a.namespace,
@@ -213,7 +221,7 @@ export function hostRows(agents: readonly AgentReach[]): HostRow[] {
           ecosystems: r.ecosystems,
           ...(r.route ? { route: r.route } : {}),
         });
-        rows.set(r.host, holders);
+        rows.set(host, holders);
       }
   return [...rows]
     .map(([host, holders]) => ({

@@ -4,18 +4,37 @@
  * model key and gateway token. Filterable like the other pages (the rows are the same stacked table cards on a
  * phone); a row's search also reads its list of containers by reference, so that text is not written twice.
  */
+import { brokerRouteForModel } from '../../../../constructs/src/names.ts';
 import { type Html, html } from '../../../../site/src/components/html.ts';
 import { agentPage } from './fleet-data.ts';
-import { type AgentReach, type HostGroup, type HostHolder, hostGroups, hostRows } from './host-reach.ts';
+import {
+  type AgentReach,
+  type HostGroup,
+  type HostHolder,
+  hostGroups,
+  hostRows,
+  IN_CLUSTER,
+} from './host-reach.ts';
 import { labelledCell, layout, options } from './pages.ts';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-const hostLabel = (host: string) => (host === '*' ? 'any public host (open)' : host);
+const BROKER = 'broker / broker';
 
-/** How one container reaches the row's hosts, where the row alone does not say it. */
+const hostLabel = (host: string) =>
+  host === '*'
+    ? 'any public host (open)'
+    : host === IN_CLUSTER
+      ? "its own agent's deployed gateways (in-cluster Services)"
+      : host;
+
+/**
+ * How one container reaches the row's hosts, where the row alone does not say it (a backend's own model route,
+ * `model-<backend>`, goes without saying).
+ */
 function how(h: HostHolder, row: HostGroup): string {
-  const plain = row.ways.length === 1 && row.ecosystems.length <= 1 && !h.route;
+  const ownModelRoute = h.route?.name === brokerRouteForModel(h.container);
+  const plain = row.ways.length === 1 && row.ecosystems.length <= 1 && (!h.route || ownModelRoute);
   if (plain) return '';
   return [
     ...(h.listed ? ['listed'] : []),
@@ -85,30 +104,26 @@ function hostsSection(groups: readonly HostGroup[], reach: readonly AgentReach[]
 
 function credentialsSection(reach: readonly AgentReach[]): Html {
   const withCredentials = reach.filter((a) => a.credentials.length > 0);
-  const outside = withCredentials.flatMap((a) => a.credentials.filter((c) => c.holder !== 'broker / broker'));
+  const outside = withCredentials.flatMap((a) => a.credentials.filter((c) => c.holder !== BROKER));
   const rows = withCredentials.map((a, index) => {
-    const broker = a.credentials.filter((c) => c.holder === 'broker / broker');
-    const others = a.credentials.filter((c) => c.holder !== 'broker / broker');
-    // One line per key or token, with every container that holds it.
-    const lines = (list: readonly AgentReach['credentials'][number][], withHolder: boolean) => {
-      const bySecret = new Map<string, { first: AgentReach['credentials'][number]; holders: string[] }>();
-      for (const c of list) {
-        const line = bySecret.get(`${c.secret} ${c.purpose}`) ?? { first: c, holders: [] };
-        line.holders.push(c.holder.replace(/^agent \/ /, ''));
-        bySecret.set(`${c.secret} ${c.purpose}`, line);
-      }
-      return html`<ul class="calls">${[...bySecret.values()].map(
-        ({ first: c, holders }) =>
-          html`<li><code>${c.secret}</code> <span class="muted">${c.kind}, ${c.purpose}</span>${withHolder ? html` — held by ${holders.join(', ')}` : ''}</li>`,
-      )}</ul>`;
-    };
+    // One line per key or token, with every container that holds it: the broker, or (marked) others.
+    const lines = new Map<string, { first: AgentReach['credentials'][number]; holders: string[] }>();
+    for (const c of a.credentials) {
+      const key = `${c.secret} ${c.purpose}`;
+      const line = lines.get(key) ?? { first: c, holders: [] };
+      line.holders.push(c.holder === BROKER ? 'the broker' : c.holder.replace(/^agent \/ /, ''));
+      lines.set(key, line);
+    }
+    const outsideBroker = a.credentials.some((c) => c.holder !== BROKER);
     const id = `c-${index + 1}`;
-    return html`<tr id="${id}" data-item data-namespace="${a.namespace}" data-held="${others.length > 0 ? 'containers' : 'broker'}" data-search-ref="${id}"><th scope="row"><span class="cell-label" aria-hidden="true">Agent</span><div><a href="../${agentPage(a.agent)}">${a.namespace}/${a.agent}</a>${a.broker ? '' : html`<br><span class="warn">no broker</span>`}</div></th>${labelledCell(
-      'Held by the broker',
-      broker.length === 0 ? html`<span class="muted">none</span>` : lines(broker, false),
-    )}${labelledCell(
-      'Held by other containers',
-      others.length === 0 ? html`<span class="ok">none</span>` : lines(others, true),
+    return html`<tr id="${id}" data-item data-namespace="${a.namespace}" data-held="${outsideBroker ? 'containers' : 'broker'}" data-search-ref="${id}"><th scope="row"><span class="cell-label" aria-hidden="true">Agent</span><div><a href="../${agentPage(a.agent)}">${a.namespace}/${a.agent}</a>${a.broker ? '' : html`<br><span class="warn">no broker</span>`}</div></th>${labelledCell(
+      'Keys and tokens, held by',
+      html`<ul class="calls">${[...lines.values()].map(
+        ({ first: c, holders }) =>
+          html`<li><code>${c.secret}</code> <span class="muted">${c.kind}, ${c.purpose}</span> — ${
+            c.holder === BROKER ? holders.join(', ') : html`<span class="warn">${holders.join(', ')}</span>`
+          }</li>`,
+      )}</ul>`,
     )}</tr>`;
   });
   return html`<section data-filter-root aria-labelledby="credentials-heading"><h2 id="credentials-heading">Who holds the model keys and gateway tokens</h2>
@@ -125,7 +140,7 @@ function credentialsSection(reach: readonly AgentReach[]): Html {
 <p class="count" data-count="agents" aria-live="polite">${plural(rows.length, 'agent')}</p>
 <div class="ty-scroll" role="region" tabindex="0" aria-label="Credential holders"><table class="fleet-table stack" id="credential-holders">
 <caption>Each agent's model keys and gateway tokens, and the containers that can read them</caption>
-<thead><tr><th scope="col">Agent</th><th scope="col">Held by the broker</th><th scope="col">Held by other containers</th></tr></thead>
+<thead><tr><th scope="col">Agent</th><th scope="col">Keys and tokens, held by</th></tr></thead>
 <tbody>${rows}</tbody></table></div></section>`;
 }
 
