@@ -84,9 +84,10 @@ function hostsSection(groups: readonly HostGroup[], reach: readonly AgentReach[]
     )}</tr>`;
   });
   const open = groups.find((r) => r.hosts.includes('*'));
-  const hosts = groups.reduce((n, r) => n + r.hosts.filter((h) => h !== '*').length, 0);
+  const hosts = groups.reduce((n, r) => n + r.hosts.filter((h) => h !== '*' && h !== IN_CLUSTER).length, 0);
+  const own = groups.find((r) => r.hosts.includes(IN_CLUSTER));
   return html`<section data-filter-root aria-labelledby="hosts-heading"><h2 id="hosts-heading">Hosts and the containers that reach them</h2>
-<p>${plural(hosts, 'host')} reached by name through ${plural(
+<p>${plural(hosts, 'host')} outside the cluster reached by name${own ? html`, and ${own.agents === 1 ? "1 agent's" : `${own.agents} agents'`} own deployed gateways,` : ''} through ${plural(
     reach.filter((a) => a.broker).length,
     'broker',
   )}. ${open ? html`<strong class="warn">${plural(open.holders.length, 'container')} may reach any public host</strong> (<code>network.egress: open</code>).` : 'No container may reach any public host through a broker.'}</p>
