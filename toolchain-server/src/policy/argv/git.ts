@@ -263,9 +263,10 @@ const SUBCOMMANDS: Record<string, CommandSpec | Refusal> = {
     ],
     revisionsAndPaths,
   ),
-  log: sub('log', [...LOG_OPTIONS, ...DIFF_OPTIONS], revisionsAndPaths),
-  show: sub('show', [...LOG_OPTIONS, ...DIFF_OPTIONS], revisionsAndPaths),
-  'rev-list': sub('rev-list', LOG_OPTIONS, revisionsAndPaths),
+  // `git log -5` is `git log -n 5`.
+  log: { ...sub('log', [...LOG_OPTIONS, ...DIFF_OPTIONS], revisionsAndPaths), numericShorthand: '-n' },
+  show: { ...sub('show', [...LOG_OPTIONS, ...DIFF_OPTIONS], revisionsAndPaths), numericShorthand: '-n' },
+  'rev-list': { ...sub('rev-list', LOG_OPTIONS, revisionsAndPaths), numericShorthand: '-n' },
   'diff-tree': sub(
     'diff-tree',
     [...DIFF_OPTIONS, flag('-r'), flag('--root'), flag('--no-commit-id'), flag('-t')],
@@ -520,6 +521,14 @@ const SUBCOMMANDS: Record<string, CommandSpec | Refusal> = {
     ],
     (given) => (given.has('-e') ? { rest: pathspec } : { each: [text], rest: pathspec }),
   ),
+  // Listing only: `worktree add` creates a checkout wherever its path says, `remove`/`prune` delete them.
+  worktree: {
+    name: 'git worktree',
+    options: [],
+    subcommands: {
+      list: sub('worktree list', [flag('--porcelain'), flag('-v', '--verbose'), flag('-z')], {}),
+    },
+  },
   stash: {
     name: 'git stash',
     options: [],
