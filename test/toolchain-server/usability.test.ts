@@ -143,6 +143,8 @@ describe('usability corpus: allowed and equivalent, or refused with what to run 
           maxTimeoutSeconds: 300,
           maxConcurrency: CONCURRENCY,
           maxQueue: 64,
+          // As rendered for a pod whose NetworkPolicy and broker bound egress: loopback test servers reachable.
+          connect: 'pod',
         },
       },
     });
@@ -186,6 +188,14 @@ describe('usability corpus: allowed and equivalent, or refused with what to run 
     return { entry, verdict: { kind: 'different', detail } };
   };
 
+  it('runs with kernel confinement enforced (the figure is for confined calls)', async () => {
+    const ready = (await (await fetch(`${server.url}/readyz`)).json()) as {
+      confinement: { status: string; abi: number };
+    };
+    assert.equal(ready.confinement.status, 'enforced');
+    assert.ok(ready.confinement.abi >= 4, `Landlock ABI ${ready.confinement.abi}: no TCP rules to test`);
+  });
+
   it('runs every entry directly and through the server, and reports the figure', {
     timeout: 900_000,
   }, async () => {
@@ -222,6 +232,14 @@ describe('usability corpus: allowed and equivalent, or refused with what to run 
       assert.ok(v.allowed && v.allowed.length > 0, `${r.entry.id}: the refusal names no alternative`);
     }
     assert.ok(figure >= 98, `${figure.toFixed(1)} % allowed and equivalent, below 98 %`);
+    // The loopback entries (Go httptest, a pytest server on 127.0.0.1:0) passed under confinement.
+    for (const argv of [
+      ['go', 'test', '-count=1', './web/'],
+      ['pytest', '-q', 'tests/test_live.py'],
+    ]) {
+      const r = results.find((x) => x.entry.argv.join(' ') === argv.join(' '));
+      assert.equal(r?.verdict.kind, 'equivalent', `${argv.join(' ')}: ${JSON.stringify(r?.verdict)}`);
+    }
   });
 
   it('keeps the server environment out of the children: `env` shows no secret', async () => {

@@ -22,7 +22,7 @@ export function normalise(text: string, rules: readonly Normalisation[], paths: 
   }
   if (rules.includes('timing'))
     out = out
-      .replace(/duration_ms [\d.]+/g, 'duration_ms T')
+      .replace(/duration_ms:? [\d.]+/g, 'duration_ms T')
       .replace(/\b\d+(\.\d+)?\s?(ms|s|sec|seconds)\b/g, 'T')
       .replace(/\s*\(cached\)/g, '');
   if (rules.includes('digits')) out = out.replace(/\d+/g, 'N');

@@ -382,6 +382,12 @@ const SUBCOMMANDS: Record<string, CommandSpec | Refusal> = {
       flag('--show-current'),
       opt('--format', text),
       opt('--sort', text),
+      // Filters by commit (`--contains HEAD~1`: git takes the next word as the commit, here a text operand).
+      optional('--contains', text),
+      optional('--no-contains', text),
+      optional('--merged', text),
+      optional('--no-merged', text),
+      opt('--points-at', text),
       ...color,
     ],
     { rest: text },
