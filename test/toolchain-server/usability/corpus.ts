@@ -458,6 +458,23 @@ export const CORPUS: readonly CorpusEntry[] = [
     ['make -C ../mk test'],
     ['make nosuchtarget'],
   ]),
+  // Commands without an argv table, listed by the operator: the generic confined path (docs/confinement.md).
+  ...section('generic', '', [
+    ['tac notes.txt'],
+    ['nl words.txt'],
+    ['paste a.txt b.txt'],
+    ['cmp a.txt b.txt'],
+    ['comm a.txt b.txt'],
+    ['od -c tabs.txt'],
+    ['rev words.txt'],
+    ['fold -w 12 README.md'],
+    ['expand tabs.txt'],
+    ['base64 words.txt'],
+    ['cksum README.md'],
+    ['numfmt --to=iec 1048576'],
+    ['column -t data.txt', 'needs:column'],
+    ['xxd -l 16 README.md', 'needs:xxd'],
+  ]),
   ...section('sys', '', [
     ['stat README.md', 'digits'],
     ["stat -c '%s %n' README.md"],
