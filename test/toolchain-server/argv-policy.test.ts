@@ -419,3 +419,47 @@ describe('argv policy: allowed', () => {
       assert.ok(commandTable(name), name);
   });
 });
+
+describe('argv policy: the generic confined path for listed commands without a table', () => {
+  const enforced = { enforced: true } as const;
+  const generic = (
+    argv: readonly string[],
+    confinement: Parameters<typeof approveArgv>[2]['confinement'],
+  ) => {
+    const [name, ...args] = argv;
+    try {
+      return { argv: approveArgv(name!, args, { cwd: ws.root, paths: roots, confinement }) };
+    } catch (error) {
+      if (error instanceof ToolError) return { error };
+      throw error;
+    }
+  };
+
+  it('runs the argv as given when every call is confined', () => {
+    assert.deepEqual(generic(['tac', 'app.js'], enforced).argv, ['app.js']);
+    assert.deepEqual(generic(['od', '-c', '-w8', 'app.js'], enforced).argv, ['-c', '-w8', 'app.js']);
+  });
+
+  it('still confines every path-like word: operands, --opt=value and attached values', () => {
+    for (const argv of [
+      ['tac', '/etc/passwd'],
+      ['tac', 'escape/secret.txt'],
+      ['kubectl', '--kubeconfig=/etc/kubernetes/admin.conf', 'get', 'pods'],
+      ['tool', '-I/etc', 'app.js'],
+      ['tool', '../outside/x'],
+    ])
+      assert.equal(generic(argv, enforced).error?.rule, 'path-outside-roots', JSON.stringify(argv));
+  });
+
+  it('keeps wrappers and runners refused by name', () => {
+    assert.equal(generic(['xargs', 'sh'], enforced).error?.rule, 'command-wrapper');
+    assert.equal(generic(['npx', 'x'], enforced).error?.rule, 'package-runner');
+  });
+
+  it('refuses a command without a table when calls are not confined, and says why', () => {
+    const { error } = generic(['tac', 'app.js'], { enforced: false, status: 'unavailable' });
+    assert.equal(error?.rule, 'no-argv-policy');
+    assert.match(error?.message ?? '', /kernel confinement, which is unavailable/);
+    assert.match(error?.allowed ?? '', /Landlock/);
+  });
+});

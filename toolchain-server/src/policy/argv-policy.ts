@@ -9,7 +9,7 @@
  * come back in their full spelling, so the tool receives exactly what the policy approved.
  */
 import { commandTable, refusedCommand, tabledCommands } from './argv/index.ts';
-import { pathspec } from './options/build.ts';
+import { path, pathspec } from './options/build.ts';
 import { checkPaths, type PathConfinement } from './options/check.ts';
 import { type ParsedCommand, parseCommand, refuse } from './options/parse.ts';
 import type { CommandSpec } from './options/spec.ts';
@@ -36,8 +36,8 @@ const GENERIC: CommandSpec = { name: 'generic', options: [] };
 
 /**
  * The generic confined path: every word that names a path — the word, the value after `=` in `--opt=value`, or
- * an attached value such as `-I/usr/include` — must resolve inside the roots when it looks like one (absolute,
- * a `..` segment, `~`, or an existing file). The argv is run as given; the kernel confinement of the call is
+ * an attached value such as `-I/usr/include` — must resolve inside the roots when it looks like one (a slash,
+ * `~`, or an existing file). The argv is run as given; the kernel confinement of the call is
  * what bounds the rest (docs/confinement.md#commands-without-a-table).
  */
 function genericArgv(name: string, args: readonly string[], ctx: ArgvPolicyContext): string[] {
@@ -51,10 +51,12 @@ function genericArgv(name: string, args: readonly string[], ctx: ArgvPolicyConte
       if (attached) candidates.add(attached);
       candidates.delete(word);
     }
+    // A word with a slash is judged as a path (through its nearest existing ancestor, so a workspace symlink
+    // that leads out is caught even when the file behind it does not exist); others only when they look like one.
     for (const value of candidates)
       deferred.push({
         value,
-        spec: pathspec,
+        spec: value.includes('/') ? path : pathspec,
         what: `argument ${JSON.stringify(word)} of \`${name}\``,
         table: GENERIC,
       });
