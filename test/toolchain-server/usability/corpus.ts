@@ -175,6 +175,7 @@ export const CORPUS: readonly CorpusEntry[] = [
     ['git remote -v'],
     ['git config --get user.name'],
     ['git stash list'],
+    ['git reflog -3'],
     ['git grep hello'],
     ['git grep -n def'],
     ['git grep -c import'],

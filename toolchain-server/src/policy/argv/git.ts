@@ -905,7 +905,10 @@ const SUBCOMMANDS: Record<string, CommandSpec | Refusal> = {
     [flag('-s', '--summary'), flag('-n', '--numbered'), flag('-e', '--email'), flag('--no-merges')],
     { rest: text },
   ),
-  reflog: sub('reflog', [opt('--date', text), opt(['-n', '--max-count'], number)], { rest: text }),
+  reflog: {
+    ...sub('reflog', [opt(['-n', '--max-count'], number), opt('--date', text)], { rest: text }),
+    numericShorthand: '-n',
+  },
   'for-each-ref': sub(
     'for-each-ref',
     [opt('--format', text), opt('--sort', text), opt('--count', number), opt('--points-at', text)],
