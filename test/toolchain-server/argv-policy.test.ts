@@ -95,6 +95,7 @@ const refused: ReadonlyArray<readonly [rule: string, argv: readonly string[]]> =
   ['path-outside-roots', ['test', '-f', '/etc/passwd']],
   ['runs-command-option', ['rg', '--pre', 'sh', 'x']],
   ['interpreter-preload', ['jq', '-L', '/tmp', '.']],
+  ['interpreter-preload', ['jq', '-n', 'import "/etc/toolyard/config" as $c; $c']],
   ['interpreter-eval', ['terraform', 'console']],
   // package runners and wrappers
   ['package-runner', ['npx', 'cowsay']],

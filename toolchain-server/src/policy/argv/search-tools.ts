@@ -1,12 +1,11 @@
 /**
  * jq and ripgrep. jq's filter language runs no programs and writes no files; its file operands are confined,
- * and module loading (`-L`, `import` from a library path) is refused. ripgrep searches like `grep -r`; what would
- * run a program (`--pre`, `--search-zip`'s decompressors) or read a list of patterns or ignore rules from
- * outside the workspace is refused or confined.
+ * and module loading (`-L`, `import`/`include`, which also load JSON data from any path) is refused. ripgrep
+ * searches like `grep -r`; what would run a program (`--pre`, `--search-zip`'s decompressors) or read a list of
+ * patterns or ignore rules from outside the workspace is refused or confined.
  */
 import {
   choice,
-  described,
   flag,
   infoFlag,
   matching,
@@ -14,11 +13,26 @@ import {
   opt,
   path,
   pathOrStdio,
+  refusal,
   refused,
   text,
 } from '../options/build.ts';
-import type { CommandSpec, Syntax } from '../options/spec.ts';
+import type { CommandSpec, Syntax, ValueSpec } from '../options/spec.ts';
 import { CLAP } from '../options/syntaxes.ts';
+
+/** A jq filter: `import`/`include` would load `.jq` modules or `.json` data from any path (the config file). */
+const jqFilter: ValueSpec = {
+  kind: 'custom',
+  describe: 'a jq filter',
+  check: (value) =>
+    /\b(import|include)\b/.test(value)
+      ? refusal(
+          'interpreter-preload',
+          'a jq `import`/`include` loads modules or JSON data from a search path or any absolute path.',
+          'the filter inline, or the data as an operand in the workspace',
+        )
+      : undefined,
+};
 
 /** jq's own parser: short letters may be clustered (`-rc`), exact long names, options anywhere. */
 const JQ: Syntax = { ...CLAP, name: 'jq' };
@@ -56,8 +70,7 @@ const jq: CommandSpec = {
     infoFlag('-h', '--help'),
     infoFlag('-V', '--version'),
   ],
-  positionals: (given) =>
-    given.has('-f') ? { rest: pathOrStdio } : { each: [described('a jq filter')], rest: pathOrStdio },
+  positionals: (given) => (given.has('-f') ? { rest: pathOrStdio } : { each: [jqFilter], rest: pathOrStdio }),
 };
 
 /** ripgrep's clap parser. */
