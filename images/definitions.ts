@@ -118,8 +118,11 @@ export function imageProgram(image: ImageDefinition): ImageProgram {
   return PROGRAMS[image.program ?? 'toolchain-server'];
 }
 
-/** Version control, builds and TLS roots for registries: in every toolchain image. */
-const COMMON_TOOLS = ['ca-certificates', 'git', 'make'] as const;
+/**
+ * Version control, builds and TLS roots for registries: in every toolchain image. gawk: the awk the server can run
+ * in its --sandbox, so inline awk programs work (Debian's default mawk has none; docs/confinement.md).
+ */
+const COMMON_TOOLS = ['ca-certificates', 'git', 'make', 'gawk'] as const;
 
 export const IMAGES: readonly ImageDefinition[] = [
   {

@@ -69,7 +69,9 @@ export function toolchainServerConfig(
       allowedCommands: [...toolchain.allowedCommands],
     },
     handles: { commands: [...toolchain.handles.commands], files: [...toolchain.handles.files] },
-    limits: { ...toolchain.limits },
+    // The pod's NetworkPolicy and the broker bound egress, so confinement's TCP rule can leave loopback test
+    // servers reachable (docs/confinement.md#loopback); a spec's `limits.connect: egress` keeps the rule.
+    limits: { connect: 'pod', ...toolchain.limits },
     env: {
       passthrough: [...TOOLCHAIN_PASSTHROUGH_ENV, ...Object.keys(toolchain.env)],
       set: { ...TOOLCHAIN_CACHE_ENV },

@@ -444,6 +444,14 @@ export interface ToolchainLimits {
    * Kernel confinement of every command the toolchain server starts (Landlock through the bundled toolyard-confine helper; docs/confinement.md): writes only in the workspace, a per-call scratch dir and declared caches, no access to the server's own files and tokens, TCP connect only to the egress proxy, signals and abstract sockets scoped, every leftover process killed when the command ends. `required` refuses to start on a node without Landlock; `best-effort` confines where the kernel allows and reports the ABI in use; `off` relies on the argv policy alone.
    */
   confinement?: 'required' | 'best-effort' | 'off';
+  /**
+   * Where a confined command may open TCP connections (Landlock ABI 4+; docs/confinement.md#loopback). `pod` (default for a rendered toolchain): anywhere its pod's network allows — the NetworkPolicy toolyard renders and the broker already stop every destination but DNS and the broker, and test suites that start a server on 127.0.0.1 and connect to it (Go httptest, supertest, pytest live servers) work. `egress`: only the egress proxy's port and `testPorts`, for clusters whose CNI does not enforce NetworkPolicy.
+   */
+  connect?: 'pod' | 'egress';
+  /**
+   * Fixed loopback ports test suites connect to, allowed with `connect: egress` (a server on an ephemeral port, 127.0.0.1:0, cannot be listed: use `connect: pod`).
+   */
+  testPorts?: number[];
 }
 /**
  * What network this toolchain needs. With the broker on (the default), egress is by name and exact per container: the toolchain reaches what it lists through the broker's CONNECT proxy, with its own token, whatever its pod's other containers need. With `broker.enabled: false`, NetworkPolicy selects pods, not containers: a sidecar's pod gets the union of its containers' needs, and toolyard warns when this toolchain asks for less than its pod will have.

@@ -129,6 +129,8 @@ describe('ToolchainSidecar', () => {
               maxConcurrency: 3,
               maxQueue: 0,
               confinement: 'required',
+              connect: 'egress',
+              testPorts: [8080],
             },
             env: { RUSTFLAGS: '-Dwarnings' },
           },
@@ -143,7 +145,15 @@ describe('ToolchainSidecar', () => {
       maxConcurrency: 3,
       maxQueue: 0,
       confinement: 'required',
+      connect: 'egress',
+      testPorts: [8080],
     });
+    // Without a spec value, a rendered toolchain drops the TCP rule: its pod bounds egress (docs/confinement.md).
+    const defaults = toolchainServerConfig(
+      planAgent(minimalAgent({ toolchains: [rustToolchain] })).toolchains[0]!,
+      '/src',
+    );
+    assert.equal(defaults.limits?.connect, 'pod');
     assert.deepEqual(config.handles, { commands: ['cargo'], files: ['Cargo.toml'] });
     assert.deepEqual(config.workspaceRoots, ['/src']);
     assert.ok(config.env?.passthrough?.includes('RUSTFLAGS'));

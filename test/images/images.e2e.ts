@@ -210,7 +210,7 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
             confinement: { status: string };
           };
           assert.notEqual(ready.confinement.status, 'no-helper', JSON.stringify(ready));
-          // Whose files the server's children write (`id` has no argv policy in the server, so it is refused).
+          // Whose files the server's children write: the owner `ls -l` shows.
           await callTool(call, 'exec_allowed', { command: ['touch', 'owned-by'] });
           const owner = await callTool(call, 'exec_allowed', { command: ['ls', '-l', 'owned-by'] });
           assert.match(

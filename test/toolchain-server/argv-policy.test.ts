@@ -79,11 +79,23 @@ const refused: ReadonlyArray<readonly [rule: string, argv: readonly string[]]> =
   ['interpreter-preload', ['perl', '-MPOSIX', 'x.pl']],
   ['interpreter-eval', ['awk', 'BEGIN { system("id") }']],
   ['interpreter-eval', ['awk', 'BEGIN{system("id")}', '-f', '/dev/null']],
-  ['interpreter-eval', ['gawk', '-e', 'BEGIN{}']],
+  ['interpreter-eval', ['mawk', '-e', 'BEGIN{}']],
+  ['interpreter-preload', ['gawk', '-e', '@load "x"']],
   ['interpreter-preload', ['gawk', '-f', 'p.awk', '-l', 'evil']],
   ['interpreter-eval', ['mawk', '-W', 'exec', 'p.awk']],
-  ['interpreter-eval', ['sed', 's/a/b/;e id', 'file']],
-  ['interpreter-eval', ['sed', '-e', '1e id', 'file']],
+  ['interpreter-eval', ['awk', '{print $1}', 'file']],
+  ['interpreter-preload', ['gawk', '@include "/etc/passwd"']],
+  ['command-wrapper', ['env', '-i', 'sh']],
+  ['command-wrapper', ['env', 'FOO=1', 'sh']],
+  ['path-outside-roots', ['ln', '-s', '../../outside', 'link']],
+  ['path-outside-roots', ['ln', '-s', '/etc/passwd', 'link']],
+  ['path-outside-roots', ['du', '--files0-from=list']],
+  ['path-outside-roots', ['sha256sum', '-c', 'SUMS']],
+  ['positional-not-allowed', ['date', '010100002030']],
+  ['path-outside-roots', ['test', '-f', '/etc/passwd']],
+  ['runs-command-option', ['rg', '--pre', 'sh', 'x']],
+  ['interpreter-preload', ['jq', '-L', '/tmp', '.']],
+  ['interpreter-preload', ['jq', '-n', 'import "/etc/toolyard/config" as $c; $c']],
   ['interpreter-eval', ['terraform', 'console']],
   // package runners and wrappers
   ['package-runner', ['npx', 'cowsay']],
@@ -302,7 +314,53 @@ const allowed: ReadonlyArray<readonly [argv: readonly string[], runs?: readonly 
   ],
   [['awk', '-f', 'scripts/report.awk', 'data.csv', 'n=1']],
   [['sed', '--sandbox', '-e', 's/a/b/', 'file']],
-  [['sed', 's/a/b/', 'file', '--sandbox']],
+  [
+    ['sed', 's/a/b/', 'file', '--sandbox'],
+    ['--sandbox', 's/a/b/', 'file', '--sandbox'],
+  ],
+  // The server puts --sandbox first: sed refuses `e`, `r` and `w` itself, whatever the caller wrote.
+  [
+    ['sed', 's/a/b/;e id', 'file'],
+    ['--sandbox', 's/a/b/;e id', 'file'],
+  ],
+  [
+    ['sed', '-n', '3p', 'file'],
+    ['--sandbox', '-n', '3p', 'file'],
+  ],
+  [
+    ['sed', '-i', 's/a/b/', 'file'],
+    ['--sandbox', '-i', 's/a/b/', 'file'],
+  ],
+  // Numeric shorthands, re-emitted in full.
+  [
+    ['head', '-5', 'file'],
+    ['--lines=5', 'file'],
+  ],
+  [
+    ['tail', '-3', 'file'],
+    ['--lines=3', 'file'],
+  ],
+  [
+    ['git', 'log', '-1'],
+    ['log', '--max-count=1'],
+  ],
+  [['git', 'worktree', 'list']],
+  // gawk runs inline programs, always in its sandbox.
+  [
+    ['gawk', '{print $1}', 'app.js'],
+    ['--sandbox', '{print $1}', 'app.js'],
+  ],
+  [['env']],
+  [['stat', '-c', '%s', 'file']],
+  [['chmod', '+x', 'file']],
+  [['ln', '-s', '../workspace/file', 'link']],
+  [['seq', '1', '3']],
+  [['printf', '%s\\n', 'a']],
+  [['test', '-n', 'abc']],
+  [['date', '+%Y']],
+  [['jq', '-r', '.name', 'file']],
+  [['python3', '-m', 'json.tool', 'file']],
+  [['python3', '-m', 'py_compile', 'file']],
   [
     ['grep', '-rn', 'TODO', 'sub'],
     ['--recursive', '--line-number', 'TODO', 'sub'],
@@ -341,9 +399,13 @@ describe('argv policy: allowed', () => {
     });
   }
 
-  it('honours POSIXLY_CORRECT in the child environment: sed --sandbox after a file is a file', () => {
-    assert.equal(decide(['sed', 's/a/b/', 'file', '--sandbox'], true).error?.rule, 'interpreter-eval');
-    assert.equal(decide(['sed', '--sandbox', 's/a/b/', 'file'], true).error, undefined);
+  it('puts --sandbox first for sed, so POSIXLY_CORRECT cannot compile a script before it', () => {
+    // Under POSIXLY_CORRECT a --sandbox after the file is a file name; the server's own comes first anyway.
+    assert.equal(
+      decide(['sed', '-e', '1e id', 'file', '--sandbox'], true).error?.rule,
+      'positional-not-allowed',
+    );
+    assert.deepEqual(decide(['sed', '-e', '1e id', 'file'], true).argv, ['--sandbox', '-e', '1e id', 'file']);
   });
 
   it('re-emits approved argv that approves to itself (the spelling is a fixed point)', () => {
@@ -356,5 +418,49 @@ describe('argv policy: allowed', () => {
   it('has a table for every command the presets run', () => {
     for (const name of ['go', 'pytest', 'ruff', 'cargo', 'npm', 'node', 'tsc', 'terraform', 'helm'])
       assert.ok(commandTable(name), name);
+  });
+});
+
+describe('argv policy: the generic confined path for listed commands without a table', () => {
+  const enforced = { enforced: true } as const;
+  const generic = (
+    argv: readonly string[],
+    confinement: Parameters<typeof approveArgv>[2]['confinement'],
+  ) => {
+    const [name, ...args] = argv;
+    try {
+      return { argv: approveArgv(name!, args, { cwd: ws.root, paths: roots, confinement }) };
+    } catch (error) {
+      if (error instanceof ToolError) return { error };
+      throw error;
+    }
+  };
+
+  it('runs the argv as given when every call is confined', () => {
+    assert.deepEqual(generic(['tac', 'app.js'], enforced).argv, ['app.js']);
+    assert.deepEqual(generic(['od', '-c', '-w8', 'app.js'], enforced).argv, ['-c', '-w8', 'app.js']);
+  });
+
+  it('still confines every path-like word: operands, --opt=value and attached values', () => {
+    for (const argv of [
+      ['tac', '/etc/passwd'],
+      ['tac', 'escape/secret.txt'],
+      ['kubectl', '--kubeconfig=/etc/kubernetes/admin.conf', 'get', 'pods'],
+      ['tool', '-I/etc', 'app.js'],
+      ['tool', '../outside/x'],
+    ])
+      assert.equal(generic(argv, enforced).error?.rule, 'path-outside-roots', JSON.stringify(argv));
+  });
+
+  it('keeps wrappers and runners refused by name', () => {
+    assert.equal(generic(['xargs', 'sh'], enforced).error?.rule, 'command-wrapper');
+    assert.equal(generic(['npx', 'x'], enforced).error?.rule, 'package-runner');
+  });
+
+  it('refuses a command without a table when calls are not confined, and says why', () => {
+    const { error } = generic(['tac', 'app.js'], { enforced: false, status: 'unavailable' });
+    assert.equal(error?.rule, 'no-argv-policy');
+    assert.match(error?.message ?? '', /kernel confinement, which is unavailable/);
+    assert.match(error?.allowed ?? '', /Landlock/);
   });
 });

@@ -19,6 +19,10 @@ export type ToolMode = (typeof TOOL_MODES)[number];
 export const CONFINEMENT_MODES = ['required', 'best-effort', 'off'] as const;
 export type ConfinementMode = (typeof CONFINEMENT_MODES)[number];
 
+/** `limits.connect`: see docs/confinement.md#loopback. */
+export const CONNECT_MODES = ['egress', 'pod'] as const;
+export type ConnectMode = (typeof CONNECT_MODES)[number];
+
 const commandName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'must be a bare command name (no path, no spaces)');
@@ -98,6 +102,15 @@ export const limitsSchema = z
      * so, `off` runs commands unconfined (argv policy only).
      */
     confinement: z.enum(CONFINEMENT_MODES).default('best-effort'),
+    /**
+     * Where a confined command may open TCP connections (Landlock ABI 4+; docs/confinement.md#loopback):
+     * `egress` (default) only to the egress proxy's port and `testPorts`; `pod` anywhere the pod's network
+     * allows — for a toolchain whose pod's NetworkPolicy and broker already bound egress, so test suites that
+     * start a server on 127.0.0.1:0 (Go httptest, supertest, pytest live servers) can connect to it.
+     */
+    connect: z.enum(CONNECT_MODES).default('egress'),
+    /** Fixed loopback ports test suites connect to, allowed under `connect: egress` (an ephemeral port cannot be listed). */
+    testPorts: z.array(z.number().int().min(1).max(65535)).default([]),
   })
   .strict()
   .refine((l) => l.defaultTimeoutSeconds <= l.maxTimeoutSeconds, {
@@ -173,6 +186,8 @@ export const toolchainServerConfigSchema = z
       maxQueue: 16,
       maxSessions: 64,
       confinement: 'best-effort',
+      connect: 'egress',
+      testPorts: [],
     }),
     env: envSchema.default({ passthrough: [...DEFAULT_PASSTHROUGH], set: {}, callerAllowed: [] }),
     auth: authSchema,

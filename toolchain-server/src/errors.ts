@@ -125,7 +125,7 @@ export const POLICY_RULES = {
   'command-allowlist':
     'Commands are bare names from tools.allowedCommands (or a preset), resolved at start from the server PATH.',
   'no-argv-policy':
-    'The command has no argv table, so none of its arguments can be checked: it is refused whole.',
+    'The command has no argv table and calls are not confined in the kernel here: it is refused whole (with Landlock enforced it runs on the generic confined path instead).',
   'subcommand-not-allowed':
     "The subcommand is not in the command's table; the refusal lists the allowed ones.",
   'option-not-allowed':
@@ -140,17 +140,18 @@ export const POLICY_RULES = {
   'path-outside-roots':
     'A path-like operand or option value resolves, symlinks followed, outside workspaceRoots; or an option would follow symlinks out of them (ls -L, grep -R, tar -h/-P, find -L).',
   'interpreter-eval':
-    'Code from argv: python -c, node -e/-p/--entry-url/--inspect, sh -c, perl -e, inline awk programs, sed without --sandbox, terraform console, editors.',
+    'Code from argv: python -c, node -e/-p/--entry-url/--inspect, sh -c, perl -e, inline programs of an awk without a sandbox (mawk), terraform console, editors.',
   'interpreter-stdin': 'A program from stdin: python, node or sh without a script, `-`, python -i, sh -s.',
   'interpreter-preload':
     'Code loaded before the program: node -r/--import/--loader/--env-file or a --test-reporter module, python -W with a module category, pytest -p <plugin>, perl -M, awk -i/-l, npm --node-options, sh --rcfile/-l.',
-  'python-module': 'python -m with a module outside the list (pytest, pip, mypy, unittest, venv, ruff).',
+  'python-module':
+    'python -m with a module outside the list (pytest, pip, mypy, unittest, venv, ruff, json.tool, py_compile).',
   'package-runner':
     'Fetching and running packages: npx, npm exec/x/init/explore, pnpm, yarn, bun, uvx, cargo install, go run pkg@version, helm plugin, mypy --install-types.',
   'package-source':
     'npm install or pip install from git, a URL or a tarball instead of the registry or a local path in the workspace.',
   'command-wrapper':
-    'env, xargs, timeout, nice, sudo, busybox, ld.so and similar would run an unlisted command.',
+    'env COMMAND, xargs, timeout, nice, sudo, busybox, ld.so and similar would run an unlisted command.',
   'runs-command-option':
     'Options and commands that name a program: tar -I/--to-command/--checkpoint-action, git --upload-pack/--exec/rebase -x/grep -O, find -exec, sort --compress-program, go -toolexec/-exec, rustc -C linker, helm --post-renderer, npm --script-shell, gpg signing, ssh/rsync/curl, compiler drivers.',
   'config-override':

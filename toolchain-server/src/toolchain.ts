@@ -359,10 +359,16 @@ export class Toolchain {
       ),
       ...commandEnvironment(plan.command, this.roots.real, this.httpProxy),
     };
+    const program = this.commands.programOf(plan.command);
     const args = approveArgv(plan.command, plan.args, {
       cwd,
       paths: this.roots,
       posixlyCorrect: env.POSIXLY_CORRECT !== undefined,
+      ...(program ? { program } : {}),
+      confinement:
+        this.confinement.status === 'enforced' && this.policy
+          ? { enforced: true }
+          : { enforced: false, status: this.confinement.status },
     });
     audit.argv = [plan.command, ...args];
     // The policy decides before availability: a refused argv is refused whether or not the tool is installed.

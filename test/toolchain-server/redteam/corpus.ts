@@ -143,12 +143,13 @@ export const CORPUS: readonly Attack[] = [
     [['node', '--test-reporter', '@OUT@/evil.js', '--test'], PRELOAD],
     [['node', '--inspect=127.0.0.1:0', 'app.js'], EVAL],
     [['node', '--env-file=.env', 'app.js'], PRELOAD],
-    [['awk', `BEGIN{system("${TOUCH}")}`, '-f', '/dev/null'], EVAL],
-    [['awk', `BEGIN{system("${TOUCH}")}`], EVAL],
-    [['awk', '-v', 'x=1', `BEGIN{system("${TOUCH}")}`], EVAL],
+    // awk is gawk here (CI installs it): program text runs, always behind the --sandbox the server puts first.
+    [['awk', `BEGIN{system("${TOUCH}")}`, '-f', '/dev/null'], refused('positional-not-allowed')],
+    [['awk', `BEGIN{system("${TOUCH}")}`], runs()],
+    [['awk', '-v', 'x=1', `BEGIN{system("${TOUCH}")}`], runs()],
     [['mawk', '-W', 'exec', 'prog.awk'], EVAL],
-    [['gawk', '-e', `BEGIN{system("${TOUCH}")}`], EVAL],
-    [['gawk', `--sou=BEGIN{system("${TOUCH}")}`], EVAL],
+    [['gawk', '-e', `BEGIN{system("${TOUCH}")}`], runs()],
+    [['gawk', `--sou=BEGIN{system("${TOUCH}")}`], runs()],
     [['python3', '-Bc', 'open("@MARK@","w")'], EVAL],
     [['python3', '-W', 'ignore', '-c', 'open("@MARK@","w")'], EVAL],
     [['python3', '-Ic', 'open("@MARK@","w")'], EVAL],
@@ -158,7 +159,8 @@ export const CORPUS: readonly Attack[] = [
     [['bash', '-o', 'pipefail', '-c', TOUCH], EVAL],
     [['sh', '-x', '-c', TOUCH], EVAL],
     [['perl', '-we', `system("${TOUCH}")`], EVAL],
-    [['sed', `s/a/b/;1e ${TOUCH}`, 'f'], EVAL],
+    // The server puts --sandbox first: sed itself refuses `e`.
+    [['sed', `s/a/b/;1e ${TOUCH}`, 'f'], runs()],
     // --sandbox after the operands still counts (sed permutes); sed itself then refuses `e` and `w`.
     [['sed', `s/a/b/;1e ${TOUCH}`, 'f', '--sandbox'], runs()],
     [['sed', '--sandbox', '-n', '1w @MARK@', 'f'], runs()],
@@ -405,7 +407,8 @@ export const CORPUS: readonly Attack[] = [
     [['gcc', '-wrapper', '/bin/sh,-s', 'x.c'], RUNS],
     [['cc', '@@OUT@/args'], RUNS],
     [['zip', 'a.zip', 'f', '-T', '-TT', SH_TOUCH], RUNS],
-    [['kubectl', 'get', 'pods'], refused('no-argv-policy')],
+    // No table: the generic confined path still confines every path-like word, `--opt=value` included.
+    [['kubectl', '--kubeconfig=@OUT@/token', 'get', 'pods'], PATH],
     [['/bin/sh', '-c', TOUCH], { commandRefused: true }],
     [['./app.js'], { commandRefused: true }],
   ]),

@@ -70,8 +70,8 @@ export function readOnlyGrants(denied: readonly string[], top = '/'): string[] {
 export interface StaticPolicy {
   readonly readOnly: readonly string[];
   readonly readWrite: readonly string[];
-  /** TCP ports children may connect to; empty: none. */
-  readonly connectPorts: readonly number[];
+  /** TCP ports children may connect to; empty: none; undefined: no connect rule (`limits.connect: pod`). */
+  readonly connectPorts: readonly number[] | undefined;
   /** Every path a child may not read, as resolved at start (for docs and tests). */
   readonly denied: readonly string[];
 }
@@ -137,7 +137,15 @@ export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
   return {
     readOnly: [...walked, ...commandDirs.filter((dir) => !walked.some((g) => inside(dir, g)))],
     readWrite,
-    connectPorts: config.egressProxy ? [proxyPort(config.egressProxy.url)] : [],
+    connectPorts:
+      config.limits.connect === 'pod'
+        ? undefined
+        : [
+            ...new Set([
+              ...(config.egressProxy ? [proxyPort(config.egressProxy.url)] : []),
+              ...config.limits.testPorts,
+            ]),
+          ],
     denied,
   };
 }
@@ -150,8 +158,11 @@ export function helperArgs(
   timeoutMs: number,
   graceMs: number,
 ): string[] {
-  const args = ['--mode', mode, '--scope-signals', '--scope-abstract', '--no-connect'];
-  for (const port of policy.connectPorts) args.push('--connect', String(port));
+  const args = ['--mode', mode, '--scope-signals', '--scope-abstract'];
+  if (policy.connectPorts) {
+    args.push('--no-connect');
+    for (const port of policy.connectPorts) args.push('--connect', String(port));
+  }
   for (const path of policy.readOnly) args.push('--ro', path);
   for (const path of policy.readWrite) args.push('--rw', path);
   if (scratch) args.push('--rw', scratch);

@@ -2,14 +2,25 @@
  * The command allowlist, resolved to absolute paths once at start from the server's own PATH. Callers name a
  * command by its bare name; a path, or a name not on the list, is refused.
  */
-import { accessSync, constants, statSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { basename, isAbsolute, join } from 'node:path';
 import { ToolError } from '../errors.ts';
 
 export interface ResolvedCommand {
   readonly name: string;
   /** Absolute path found on PATH at start, or undefined when the binary is missing. */
   readonly path: string | undefined;
+  /** The real file name behind it, links followed (`awk` → `gawk`), for tables that depend on the program. */
+  readonly program: string | undefined;
+}
+
+function programName(path: string | undefined): string | undefined {
+  if (!path) return undefined;
+  try {
+    return basename(realpathSync(path));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Finds `name` on `pathEnv` (absolute directories only; relative PATH entries are ignored). */
@@ -35,7 +46,8 @@ export class CommandTable {
   constructor(names: Iterable<string>, pathEnv: string | undefined) {
     for (const name of names) {
       if (this.commands.has(name)) continue;
-      this.commands.set(name, { name, path: findOnPath(name, pathEnv) });
+      const path = findOnPath(name, pathEnv);
+      this.commands.set(name, { name, path, program: programName(path) });
     }
   }
 
@@ -73,6 +85,11 @@ export class CommandTable {
         },
       );
     }
+  }
+
+  /** The real file name of an allowed command's binary, when found. */
+  programOf(requested: string): string | undefined {
+    return this.commands.get(requested)?.program;
   }
 
   /** The absolute path found at start for an allowed command, or TOOLYARD_COMMAND_UNAVAILABLE. */

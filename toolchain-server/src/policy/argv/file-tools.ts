@@ -29,6 +29,20 @@ function getopt(
   return { name, syntax: GETOPT_LONG, options: [...options, ...info], positionals };
 }
 
+/** head and tail: `-5` is `-n 5`, as both still accept. */
+function lines(name: string): CommandSpec {
+  return {
+    ...getopt(name, [
+      opt(['-n', '--lines'], count),
+      opt(['-c', '--bytes'], count),
+      flag('-q', '--quiet', '--silent'),
+      flag('-v', '--verbose'),
+      flag('-z', '--zero-terminated'),
+    ]),
+    numericShorthand: '-n',
+  };
+}
+
 const FOLLOWS_SYMLINKS_OUT =
   'follows symlinks wherever they point, which can leave the workspace; operands are checked after resolving symlinks anyway';
 
@@ -44,20 +58,8 @@ export const FILE_TOOLS: Readonly<Record<string, CommandSpec>> = {
     flag('-T', '--show-tabs'),
     flag('-v', '--show-nonprinting'),
   ]),
-  head: getopt('head', [
-    opt(['-n', '--lines'], count),
-    opt(['-c', '--bytes'], count),
-    flag('-q', '--quiet', '--silent'),
-    flag('-v', '--verbose'),
-    flag('-z', '--zero-terminated'),
-  ]),
-  tail: getopt('tail', [
-    opt(['-n', '--lines'], count),
-    opt(['-c', '--bytes'], count),
-    flag('-q', '--quiet', '--silent'),
-    flag('-v', '--verbose'),
-    flag('-z', '--zero-terminated'),
-  ]),
+  head: lines('head'),
+  tail: lines('tail'),
   wc: getopt('wc', [
     flag('-c', '--bytes'),
     flag('-m', '--chars'),

@@ -263,9 +263,10 @@ const SUBCOMMANDS: Record<string, CommandSpec | Refusal> = {
     ],
     revisionsAndPaths,
   ),
-  log: sub('log', [...LOG_OPTIONS, ...DIFF_OPTIONS], revisionsAndPaths),
-  show: sub('show', [...LOG_OPTIONS, ...DIFF_OPTIONS], revisionsAndPaths),
-  'rev-list': sub('rev-list', LOG_OPTIONS, revisionsAndPaths),
+  // `git log -5` is `git log -n 5`.
+  log: { ...sub('log', [...LOG_OPTIONS, ...DIFF_OPTIONS], revisionsAndPaths), numericShorthand: '-n' },
+  show: { ...sub('show', [...LOG_OPTIONS, ...DIFF_OPTIONS], revisionsAndPaths), numericShorthand: '-n' },
+  'rev-list': { ...sub('rev-list', LOG_OPTIONS, revisionsAndPaths), numericShorthand: '-n' },
   'diff-tree': sub(
     'diff-tree',
     [...DIFF_OPTIONS, flag('-r'), flag('--root'), flag('--no-commit-id'), flag('-t')],
@@ -381,6 +382,12 @@ const SUBCOMMANDS: Record<string, CommandSpec | Refusal> = {
       flag('--show-current'),
       opt('--format', text),
       opt('--sort', text),
+      // Filters by commit (`--contains HEAD~1`: git takes the next word as the commit, here a text operand).
+      optional('--contains', text),
+      optional('--no-contains', text),
+      optional('--merged', text),
+      optional('--no-merged', text),
+      opt('--points-at', text),
       ...color,
     ],
     { rest: text },
@@ -520,6 +527,14 @@ const SUBCOMMANDS: Record<string, CommandSpec | Refusal> = {
     ],
     (given) => (given.has('-e') ? { rest: pathspec } : { each: [text], rest: pathspec }),
   ),
+  // Listing only: `worktree add` creates a checkout wherever its path says, `remove`/`prune` delete them.
+  worktree: {
+    name: 'git worktree',
+    options: [],
+    subcommands: {
+      list: sub('worktree list', [flag('--porcelain'), flag('-v', '--verbose'), flag('-z')], {}),
+    },
+  },
   stash: {
     name: 'git stash',
     options: [],
@@ -890,7 +905,10 @@ const SUBCOMMANDS: Record<string, CommandSpec | Refusal> = {
     [flag('-s', '--summary'), flag('-n', '--numbered'), flag('-e', '--email'), flag('--no-merges')],
     { rest: text },
   ),
-  reflog: sub('reflog', [opt('--date', text), opt(['-n', '--max-count'], number)], { rest: text }),
+  reflog: {
+    ...sub('reflog', [opt(['-n', '--max-count'], number), opt('--date', text)], { rest: text }),
+    numericShorthand: '-n',
+  },
   'for-each-ref': sub(
     'for-each-ref',
     [opt('--format', text), opt('--sort', text), opt('--count', number), opt('--points-at', text)],

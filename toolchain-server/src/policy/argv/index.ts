@@ -1,6 +1,7 @@
 /** Every command the argv policy has a table for, by the name a caller uses, and per-command environment. */
 import type { CommandSpec } from '../options/spec.ts';
 import { ARCHIVES } from './archives.ts';
+import { FILE_INFO } from './file-info.ts';
 import { FILE_TOOLS } from './file-tools.ts';
 import { GIT, gitEnvironment } from './git.ts';
 import { GO_TABLES } from './go.ts';
@@ -9,14 +10,19 @@ import { MAKES } from './make.ts';
 import { NODE_TABLES } from './node.ts';
 import { PYTHON_TABLES, pythonTable } from './python.ts';
 import { RUST_TABLES } from './rust.ts';
+import { SEARCH_TOOLS } from './search-tools.ts';
 import { SHELLS } from './shells.ts';
-import { TEXT_TOOLS } from './text-tools.ts';
+import { SYSTEM_INFO } from './system-info.ts';
+import { awkTable, TEXT_TOOLS } from './text-tools.ts';
 
 export { refusedCommand } from './refused.ts';
 
 const TABLES: Readonly<Record<string, CommandSpec>> = {
   ...FILE_TOOLS,
+  ...FILE_INFO,
+  ...SYSTEM_INFO,
   ...TEXT_TOOLS,
+  ...SEARCH_TOOLS,
   ...ARCHIVES,
   ...MAKES,
   git: GIT,
@@ -28,15 +34,29 @@ const TABLES: Readonly<Record<string, CommandSpec>> = {
   ...SHELLS,
 };
 
-/** The table for a command name (`python3.12` shares the python table), or undefined. */
-export function commandTable(name: string): CommandSpec | undefined {
+/**
+ * The table for a command name (`python3.12` shares the python table), or undefined. `program` is the real
+ * file name of the binary the name resolved to at start, for tools whose safety depends on which one it is
+ * (`awk`: gawk has a sandbox, mawk has none).
+ */
+export function commandTable(name: string, program?: string): CommandSpec | undefined {
   if (Object.hasOwn(TABLES, name)) return TABLES[name];
-  return pythonTable(name);
+  return awkTable(name, program) ?? pythonTable(name);
 }
 
 /** Names with a table (interpreters by their plain name); the docs list them. */
 export function tabledCommands(): string[] {
-  return [...Object.keys(TABLES), 'python', 'python3', 'python3.X', 'pypy3'].sort();
+  return [
+    ...Object.keys(TABLES),
+    'awk',
+    'gawk',
+    'mawk',
+    'nawk',
+    'python',
+    'python3',
+    'python3.X',
+    'pypy3',
+  ].sort();
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Python: the interpreter runs a script file from the workspace or one of the listed modules (`-m pytest`,
- * `pip`, `mypy`, `unittest`, `venv`, `ruff`), never code from argv (`-c`), stdin, or a module that evaluates
+ * `pip`, `mypy`, `unittest`, `venv`, `ruff`, `json.tool`, `py_compile`), never code from argv (`-c`), stdin, or a module that evaluates
  * its arguments (`-m timeit`, `-m pdb`). A `-W` filter may not name a warning category by module path
  * (importing it is code: the `PYTHONWARNINGS=…:antigravity.…` trick). pip installs registry requirements or
  * local paths and never writes configuration.
@@ -377,8 +377,35 @@ function ruff(name: string): CommandSpec {
   };
 }
 
+/** `python -m json.tool [infile [outfile]]`: pretty-prints JSON, reads and writes only its operands. */
+const jsonTool: CommandSpec = {
+  name: 'python -m json.tool',
+  syntax: PY_ARGPARSE,
+  options: [
+    flag('--sort-keys'),
+    flag('--no-ensure-ascii'),
+    flag('--json-lines'),
+    opt('--indent', number),
+    flag('--tab'),
+    flag('--no-indent'),
+    flag('--compact'),
+    flag('-h', '--help'),
+  ],
+  positionals: { each: [path, path] },
+};
+
+/** `python -m py_compile FILE…`: byte-compiles the files (writing their __pycache__ beside them). */
+const pyCompile: CommandSpec = {
+  name: 'python -m py_compile',
+  syntax: PY_ARGPARSE,
+  options: [flag('-q', '--quiet')],
+  positionals: { rest: path, min: 1 },
+};
+
 /** The modules `python -m` may run. */
 const MODULES: Readonly<Record<string, CommandSpec>> = {
+  'json.tool': jsonTool,
+  py_compile: pyCompile,
   pytest: pytest('python -m pytest'),
   pip: pip('python -m pip'),
   mypy: mypy('python -m mypy'),
@@ -414,7 +441,11 @@ function python(name: string): CommandSpec {
       opt(
         '-m',
         matching(
-          new RegExp(`^(${Object.keys(MODULES).join('|')})$`),
+          new RegExp(
+            `^(${Object.keys(MODULES)
+              .map((m) => m.replace('.', '\\.'))
+              .join('|')})$`,
+          ),
           `one of the modules ${Object.keys(MODULES).join(', ')}`,
           refusal(
             'python-module',

@@ -44,7 +44,6 @@ const LOADERS = /^(ld\.so|ld-linux(-[\w-]+)?\.so(\.\d+)*|ld64\.so(\.\d+)*)$/;
 export const REFUSED_COMMANDS: Readonly<Record<string, Refusal>> = {
   ...Object.fromEntries(
     [
-      'env',
       'xargs',
       'timeout',
       'nice',

@@ -1,6 +1,9 @@
 /**
- * sed, awk and grep. sed and awk programs are code: sed runs only in `--sandbox` (no `e`, `r` or `w`
- * commands), awk only from a program file in the workspace. grep searches, and its paths are confined.
+ * sed, awk and grep. sed and awk programs are code, so the server makes the tool protect itself: GNU sed always
+ * runs with `--sandbox` put first (no `e`, `r`, `w` commands, whatever the option order or POSIXLY_CORRECT),
+ * and gawk always with `--sandbox` first (no system(), pipes, redirections, extensions, no new files in ARGV).
+ * An awk that is not gawk (Debian's default mawk has no sandbox) runs only a program file from the workspace.
+ * grep searches, and its paths are confined.
  */
 import {
   choice,
@@ -16,7 +19,7 @@ import {
   refused,
   text,
 } from '../options/build.ts';
-import type { CommandSpec, Positionals, Requirement, ValueSpec } from '../options/spec.ts';
+import type { CommandSpec, OptionSpec, Positionals, Requirement, ValueSpec } from '../options/spec.ts';
 import { GETOPT_LONG, GETOPT_POSIX } from '../options/syntaxes.ts';
 
 const info = [infoFlag('--help'), infoFlag('--version')];
@@ -49,25 +52,31 @@ const sed: CommandSpec = {
     ...info,
   ],
   positionals: scriptThenFiles(['-e', '-f']),
-  requires: [
-    {
-      option: '--sandbox',
-      refusal: {
-        rule: 'interpreter-eval',
-        why: 'sed scripts can run commands (`e`) and read or write any file (`r`, `w`) unless sandboxed.',
-        instead: 'sed --sandbox ... (before the first file operand)',
-      },
-    },
-  ],
+  // First, so no script is compiled before it (`sed -e '1e cmd' --sandbox` under POSIXLY_CORRECT).
+  prepend: ['--sandbox'],
 };
 
 const awkProgramFile: Requirement = {
   option: '-f',
   refusal: refusal(
     'interpreter-eval',
-    "awk's program text is code (system(), pipes, redirections); only a program file is accepted.",
-    'awk -f prog.awk [files], with the program in the workspace',
+    "this server's awk is not gawk (Debian's default, mawk, has no --sandbox), and awk program text is code (system(), pipes, redirections); only a program file is accepted.",
+    'awk -f prog.awk [files] with the program in the workspace; or have gawk installed, which the server runs with --sandbox',
   ),
+};
+
+/** gawk program text: sandboxed, but `@include`/`@load` would read (and quote in errors) any file. */
+const gawkProgram: ValueSpec = {
+  kind: 'custom',
+  describe: 'awk program text',
+  check: (value) =>
+    /@\s*(include|load)\b/.test(value)
+      ? refusal(
+          'interpreter-preload',
+          'gawk `@include`/`@load` read source files or extensions named in the program.',
+          'the program inline, or gawk -f prog.awk with the program in the workspace',
+        )
+      : undefined,
 };
 
 /** awk operands are files or `var=value` assignments. */
@@ -80,44 +89,90 @@ const fileOrAssignment: ValueSpec = {
       : refusal('path-outside-roots', `${JSON.stringify(value)} resolves outside the workspace roots.`),
 };
 
+const awkCommon: OptionSpec[] = [
+  opt(['-f', '--file'], path),
+  opt(['-v', '--assign'], matching(/^[A-Za-z_][A-Za-z0-9_]*=/, 'var=value')),
+  opt(['-F', '--field-separator'], text),
+];
+
+function awkRefused(name: string): OptionSpec[] {
+  return [
+    refused(['-E', '--exec'], 'interpreter-eval', `\`${name} -E\` ends option processing for a script.`, {
+      value: text,
+    }),
+    refused(
+      ['-i', '--include'],
+      'interpreter-preload',
+      `\`${name} -i\` loads awk source from a library path.`,
+      {
+        value: text,
+      },
+    ),
+    refused(['-l', '--load'], 'interpreter-preload', `\`${name} -l\` loads a shared-object extension.`, {
+      value: text,
+    }),
+    refused(
+      '-W',
+      'interpreter-eval',
+      `\`${name} -W\` selects implementation options (mawk -W exec runs a program).`,
+      {
+        value: text,
+      },
+    ),
+    infoFlag('--version'),
+  ];
+}
+
+/** An awk without a sandbox (mawk, nawk, busybox): a program file from the workspace only. */
 function awk(name: string): CommandSpec {
   return {
     name,
     syntax: GETOPT_POSIX,
     options: [
-      opt(['-f', '--file'], path),
-      opt(['-v', '--assign'], matching(/^[A-Za-z_][A-Za-z0-9_]*=/, 'var=value')),
-      opt(['-F', '--field-separator'], text),
+      ...awkCommon,
       refused(['-e', '--source'], 'interpreter-eval', `\`${name} -e\` takes program text, which is code.`, {
         value: text,
+        instead: `${name} -f prog.awk [files]`,
       }),
-      refused(['-E', '--exec'], 'interpreter-eval', `\`${name} -E\` ends option processing for a script.`, {
-        value: text,
-      }),
-      refused(
-        ['-i', '--include'],
-        'interpreter-preload',
-        `\`${name} -i\` loads awk source from a library path.`,
-        {
-          value: text,
-        },
-      ),
-      refused(['-l', '--load'], 'interpreter-preload', `\`${name} -l\` loads a shared-object extension.`, {
-        value: text,
-      }),
-      refused(
-        '-W',
-        'interpreter-eval',
-        `\`${name} -W\` selects implementation options (mawk -W exec runs a program).`,
-        {
-          value: text,
-        },
-      ),
-      infoFlag('--version'),
+      ...awkRefused(name),
     ],
     positionals: { rest: fileOrAssignment },
     requires: [awkProgramFile],
   };
+}
+
+/** gawk (also when `awk` resolves to it): program text allowed, always run with `--sandbox` first. */
+function gawk(name: string): CommandSpec {
+  return {
+    name,
+    syntax: GETOPT_POSIX,
+    options: [flag('--sandbox'), ...awkCommon, opt(['-e', '--source'], gawkProgram), ...awkRefused(name)],
+    positionals: (given) =>
+      given.has('-f') || given.has('-e')
+        ? { rest: fileOrAssignment }
+        : {
+            each: [gawkProgram],
+            rest: fileOrAssignment,
+            min: 1,
+            missing: refusal(
+              'positional-not-allowed',
+              `\`${name}\` needs a program.`,
+              `${name} 'program' [files]`,
+            ),
+          },
+    prepend: ['--sandbox'],
+  };
+}
+
+const AWK_NAMES = ['awk', 'gawk', 'mawk', 'nawk'] as const;
+
+/**
+ * The awk table for `name` as resolved at start: `program` is the real file name of the binary (`awk` is an
+ * alternatives link to gawk or mawk on Debian). Undefined for other names.
+ */
+export function awkTable(name: string, program: string | undefined): CommandSpec | undefined {
+  if (!(AWK_NAMES as readonly string[]).includes(name)) return undefined;
+  return /^gawk(-[\d.]+)?$/.test(program ?? name) ? gawk(name) : awk(name);
 }
 
 const grep: CommandSpec = {
@@ -176,8 +231,4 @@ export const TEXT_TOOLS: Readonly<Record<string, CommandSpec>> = {
   sed,
   gsed: { ...sed, name: 'gsed' },
   grep,
-  awk: awk('awk'),
-  gawk: awk('gawk'),
-  mawk: awk('mawk'),
-  nawk: awk('nawk'),
 };

@@ -3,7 +3,8 @@
  * a path) must resolve, symlinks followed, inside the workspace roots — from the working directory and from
  * every directory an option such as `make -C` or `git -C` moves the tool to.
  */
-import { isAbsolute } from 'node:path';
+import { statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import type { ParsedCommand, ParsedValue } from './parse.ts';
 import { refuse } from './parse.ts';
 
@@ -66,4 +67,23 @@ export function checkPaths(parsed: ParsedCommand, cwd: string, paths: PathConfin
     bases.push(isAbsolute(dir) ? dir : `${cwd}/${dir}`);
   }
   for (const item of parsed.deferred) checkValue(item, bases, paths);
+  for (const { table, values, given } of parsed.operands) {
+    if (!table.checkOperands) continue;
+    const refusal = table.checkOperands(values, given, {
+      inside: (path, base = '.') => !path.includes('\0') && paths.inside(path, resolve(cwd, base)),
+      isDirectory: (path) => {
+        try {
+          return statSync(resolve(cwd, path)).isDirectory();
+        } catch {
+          return false;
+        }
+      },
+    });
+    if (refusal)
+      refuse(
+        refusal.rule,
+        `\`${table.name}\`: ${refusal.why}`,
+        refusal.instead ?? 'paths inside the workspace roots',
+      );
+  }
 }

@@ -38,6 +38,12 @@ export interface ParsedCommand {
   readonly tables: CommandSpec[];
   /** The options recognised, in order, by their full spelling: what the tool will act on. */
   readonly options: Array<{ readonly table: string; readonly option: string; readonly value?: string }>;
+  /** Each table's operands with the options given, for tables that check their operands together. */
+  readonly operands: ReadonlyArray<{
+    readonly table: CommandSpec;
+    readonly values: readonly string[];
+    readonly given: ReadonlySet<string>;
+  }>;
 }
 
 export function refuse(rule: PolicyRule, message: string, allowed: string): never {
@@ -306,6 +312,8 @@ class Parser {
     // A listed multi-letter short name (npm's `-ws`) is matched as a whole before any clustering.
     const whole = word.includes('=') ? undefined : table.options.find((spec) => spec.names.includes(word));
     if (whole) return this.longOption(word, whole);
+    if (table.numericShorthand && /^-\d+$/.test(word))
+      return this.numericShorthand(word, table.numericShorthand);
     if (word.startsWith('--') || syntax.singleDashLong) return this.longOption(word);
     if (!syntax.clusters) {
       if (syntax.unknownOptionsArePositional) return false;
@@ -360,6 +368,18 @@ class Parser {
       ? this.args.slice(start, this.i)
       : emitOption(spec, syntax, value, boolWord);
     this.accept(spec, value, words);
+    return true;
+  }
+
+  /** `head -5`: the table's shorthand option with the number as its value, re-emitted in full. */
+  private numericShorthand(word: string, option: string): boolean {
+    const { table, syntax } = this.level;
+    const spec = table.options.find((o) => o.names[0] === option);
+    if (!spec?.value)
+      throw new Error(`argv table ${table.name}: numericShorthand ${option} is not a valued option`);
+    this.i++;
+    const value = word.slice(1);
+    this.accept(spec, value, emitOption(spec, syntax, value));
     return true;
   }
 
@@ -515,12 +535,22 @@ class Parser {
           describeAllowed(table),
         );
     }
+    const root = this.levels[0]!;
+    const prepend =
+      typeof root.table.prepend === 'function' ? root.table.prepend(root.given) : (root.table.prepend ?? []);
+    // Idempotent: an argv the policy approved already starts with them.
+    const prefixed = prepend.every((word, i) => this.out[i] === word);
     return {
-      argv: this.out,
+      argv: prefixed ? this.out : [...prepend, ...this.out],
       deferred: this.deferred,
       directories: this.directories,
       tables: this.levels.map((l) => l.table),
       options: this.recognised,
+      operands: this.levels.map((l) => ({
+        table: l.table,
+        values: l.positionals.map((p) => p.value),
+        given: l.given,
+      })),
     };
   }
 }

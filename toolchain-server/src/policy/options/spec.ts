@@ -111,6 +111,33 @@ export interface CommandSpec {
   readonly requires?: readonly Requirement[];
   /** Positionals must all come before the first option (find's starting points). */
   readonly positionalsFirst?: boolean;
+  /**
+   * `-N` means this option with the value N (`head -5` is `head -n 5`, `git log -1` is `git log -n 1`): the
+   * canonical name of the option. Re-emitted in that option's full spelling.
+   */
+  readonly numericShorthand?: string;
+  /**
+   * Words the server puts in front of the approved argv, whatever the caller wrote (`sed --sandbox`): first,
+   * so that no option order or POSIXLY_CORRECT can put a script before them. A function of the options given.
+   */
+  readonly prepend?: readonly string[] | ((given: ReadonlySet<string>) => readonly string[]);
+  /**
+   * A check of the operands together, for a tool where one operand says how another is read (`ln -s TARGET
+   * LINK`: the target is resolved from the link's directory). Runs with the path checks.
+   */
+  readonly checkOperands?: (
+    operands: readonly string[],
+    given: ReadonlySet<string>,
+    fs: OperandPaths,
+  ) => Refusal | undefined;
+}
+
+/** What `checkOperands` may ask of the filesystem; `base` is relative to the working directory. */
+export interface OperandPaths {
+  /** True when `path`, relative to `base`, resolves inside the workspace roots. */
+  inside(path: string, base?: string): boolean;
+  /** True when `path`, relative to the working directory, is an existing directory (symlinks followed). */
+  isDirectory(path: string): boolean;
 }
 
 /** How a tool spells and orders its options. */
