@@ -8,6 +8,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CRATE, GO_MODULE, NPM_PACKAGE, PYPI_PACKAGE } from './fake-registries.ts';
 
+/**
+ * Project code a fetch tool must not run, each leaving a file named here in its project directory when it runs:
+ * cargo's build script and a rustc wrapper named by the project's `.cargo/config.toml`, npm's `preinstall`.
+ */
+export const PROJECT_CODE_MARKERS = {
+  cargo: ['build-rs-ran', 'wrapper-ran'],
+  go: [],
+  npm: ['preinstall-ran'],
+  pip: [],
+} as const;
+
 export const MARKERS = {
   cargo: 'crate-marker',
   go: 'go-marker',
@@ -38,7 +49,7 @@ function goModuleFiles(marker: string): Record<string, string> {
 function write(dir: string, files: Readonly<Record<string, string>>): void {
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
+    writeFileSync(join(dir, path), content, { mode: path.endsWith('.sh') ? 0o755 : 0o644 });
   }
 }
 
@@ -46,6 +57,10 @@ function write(dir: string, files: Readonly<Record<string, string>>): void {
 export function writeProjects(root: string, npmIntegrity: string): void {
   write(join(root, 'cargo'), {
     'Cargo.toml': `[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n${CRATE.name} = "=${CRATE.version}"\n`,
+    'build.rs':
+      'fn main() {\n    std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/build-rs-ran"), "").unwrap();\n}\n',
+    '.cargo/config.toml': '[build]\nrustc-wrapper = "./wrapper.sh"\n',
+    'wrapper.sh': '#!/bin/sh\n: > "$(dirname "$0")/wrapper-ran"\nexec "$@"\n',
     'src/lib.rs': `#[cfg(test)]\nmod tests {\n    #[test]\n    fn marker() {\n        assert_eq!(toolyard_e2e::MARKER, ${JSON.stringify(MARKERS.cargo)});\n    }\n}\n`,
   });
   const { path, version } = GO_MODULE;
@@ -61,7 +76,7 @@ export function writeProjects(root: string, npmIntegrity: string): void {
     'package.json': JSON.stringify({
       name: 'app',
       version: '1.0.0',
-      scripts: { test: 'node test.js' },
+      scripts: { preinstall: 'node mark.js', test: 'node test.js' },
       dependencies: { [name]: npmVersion },
     }),
     'package-lock.json': JSON.stringify({
@@ -78,6 +93,7 @@ export function writeProjects(root: string, npmIntegrity: string): void {
         },
       },
     }),
+    'mark.js': `require('node:fs').writeFileSync(require('node:path').join(__dirname, 'preinstall-ran'), '');\n`,
     'test.js': `const marker = require(${JSON.stringify(name)});\nif (marker !== ${JSON.stringify(MARKERS.npm)}) throw new Error('marker ' + marker);\nconsole.log('marker ok');\n`,
   });
   write(join(root, 'pip'), {
