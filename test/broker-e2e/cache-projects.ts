@@ -53,14 +53,21 @@ function write(dir: string, files: Readonly<Record<string, string>>): void {
   }
 }
 
-/** Writes the four projects under `root` (cargo/, go/, npm/, pip/). `npmIntegrity`: the tarball's sha512 SRI. */
-export function writeProjects(root: string, npmIntegrity: string): void {
-  write(join(root, 'cargo'), {
-    'Cargo.toml': `[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n${CRATE.name} = "=${CRATE.version}"\n`,
+/**
+ * Writes the four projects under `root` (cargo/, go/, npm/, pip/). `npmIntegrity`: the tarball's sha512 SRI.
+ * `projectCode: false` leaves out what only the fetch tests need (PROJECT_CODE_MARKERS): a bench then measures
+ * ordinary projects (a per-workspace rustc wrapper would also defeat cargo's reuse of a shared target dir).
+ */
+export function writeProjects(root: string, npmIntegrity: string, projectCode = true): void {
+  const cargoCode = {
     'build.rs':
       'fn main() {\n    std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/build-rs-ran"), "").unwrap();\n}\n',
     '.cargo/config.toml': '[build]\nrustc-wrapper = "./wrapper.sh"\n',
     'wrapper.sh': '#!/bin/sh\n: > "$(dirname "$0")/wrapper-ran"\nexec "$@"\n',
+  };
+  write(join(root, 'cargo'), {
+    ...(projectCode ? cargoCode : {}),
+    'Cargo.toml': `[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n${CRATE.name} = "=${CRATE.version}"\n`,
     'src/lib.rs': `#[cfg(test)]\nmod tests {\n    #[test]\n    fn marker() {\n        assert_eq!(toolyard_e2e::MARKER, ${JSON.stringify(MARKERS.cargo)});\n    }\n}\n`,
   });
   const { path, version } = GO_MODULE;
@@ -76,7 +83,7 @@ export function writeProjects(root: string, npmIntegrity: string): void {
     'package.json': JSON.stringify({
       name: 'app',
       version: '1.0.0',
-      scripts: { preinstall: 'node mark.js', test: 'node test.js' },
+      scripts: { ...(projectCode ? { preinstall: 'node mark.js' } : {}), test: 'node test.js' },
       dependencies: { [name]: npmVersion },
     }),
     'package-lock.json': JSON.stringify({

@@ -49,6 +49,8 @@ export interface Exec {
   readonly exitCode: number | null;
   readonly stdout: string;
   readonly stderr: string;
+  /** The command's run time as the server measured it (0 when the call was refused). */
+  readonly durationMs: number;
 }
 
 /** One set of cache directories (a claim): download caches per ecosystem, and build caches. */
@@ -106,10 +108,11 @@ export class CachesFixture {
     return brokerMissing() ?? PACKAGE_MANAGERS.map((pm) => pm.missing()).find(Boolean);
   }
 
-  static async start(): Promise<CachesFixture> {
+  /** `projectCode: false`: projects without the fetch tests' build script, rustc wrapper and preinstall. */
+  static async start(options: { projectCode?: boolean } = {}): Promise<CachesFixture> {
     const fixture = new CachesFixture();
     try {
-      await fixture.setUp();
+      await fixture.setUp(options.projectCode ?? true);
     } catch (error) {
       await fixture.stop();
       throw error;
@@ -117,7 +120,7 @@ export class CachesFixture {
     return fixture;
   }
 
-  private async setUp(): Promise<void> {
+  private async setUp(projectCode: boolean): Promise<void> {
     const topology = new BrokerTopology();
     this.topology = topology;
     const ca = makeTestCa();
@@ -139,7 +142,7 @@ export class CachesFixture {
     writeFileSync(this.caFile, ca.ca);
     mkdirSync(dirname(this.tokenFile));
     writeFileSync(this.tokenFile, this.token);
-    writeProjects(this.projects, this.npmIntegrity);
+    writeProjects(this.projects, this.npmIntegrity, projectCode);
     writeFileSync(join(this.projects, 'plant.sh'), 'echo planted > "$1/planted-$2" && echo wrote\n');
     writeFileSync(join(this.projects, 'connect.sh'), 'exec 3<>"/dev/tcp/$1/$2" && echo connected\n');
 
@@ -318,7 +321,7 @@ export class CachesFixture {
     const outcome = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { result: unknown };
     const result = outcome.result as Exec | Array<{ text: string }>;
     if (Array.isArray(result))
-      return { exitCode: null, stdout: '', stderr: result.map((r) => r.text).join('\n') };
+      return { exitCode: null, stdout: '', stderr: result.map((r) => r.text).join('\n'), durationMs: 0 };
     return result;
   }
 
@@ -389,38 +392,35 @@ export const FETCH: Record<Tool, { tool: string; hosts: string[]; filled: (c: Ca
 
 /**
  * The build and test of each project as an agent runs them after fetching, through a pod's server: cargo_test,
- * go_test, `npm ci` then npm_test, `pip install --target deps` then pytest. Throws unless each passed.
+ * go_test, `npm ci` then npm_test, `pip install --target deps` then pytest. Throws unless each passed; returns
+ * the commands' run time as the server measured it (without the MCP client's own start-up).
  */
-export async function buildAndTest(fixture: CachesFixture, pod: Pod, tool: Tool): Promise<void> {
-  switch (tool) {
-    case 'cargo':
-      return assertOk(await fixture.call(pod, 'cargo_test', { cwd: 'cargo' }), 'cargo_test');
-    case 'go':
-      return assertOk(await fixture.call(pod, 'go_test', { cwd: 'go' }), 'go_test');
-    case 'npm': {
-      assertOk(await fixture.exec(pod, 'npm', ['npm', 'ci', '--no-audit', '--no-fund']), 'npm ci');
-      const test = await fixture.call(pod, 'npm_test', { cwd: 'npm' });
-      assertOk(test, 'npm_test');
-      if (!test.stdout.includes('marker ok'))
-        throw new Error(`npm_test did not check the marker:\n${test.stdout}`);
-      return;
-    }
-    case 'pip':
-      assertOk(
-        await fixture.exec(pod, 'pip', [
-          'pip',
-          'install',
-          '--no-input',
-          '--target',
-          'deps',
-          '--requirement',
-          'requirements.txt',
-        ]),
-        'pip install',
-      );
-      return assertOk(
-        await fixture.exec(pod, 'pip', ['pytest', '-p', 'no:cacheprovider', 'test_marker.py']),
-        'pytest',
-      );
+export async function buildAndTest(fixture: CachesFixture, pod: Pod, tool: Tool): Promise<number> {
+  const steps: Record<Tool, Array<[string, Record<string, unknown>]>> = {
+    cargo: [['cargo_test', { cwd: 'cargo' }]],
+    go: [['go_test', { cwd: 'go' }]],
+    npm: [
+      ['exec_allowed', { cwd: 'npm', command: ['npm', 'ci', '--no-audit', '--no-fund'] }],
+      ['npm_test', { cwd: 'npm' }],
+    ],
+    pip: [
+      [
+        'exec_allowed',
+        {
+          cwd: 'pip',
+          command: ['pip', 'install', '--no-input', '--target', 'deps', '--requirement', 'requirements.txt'],
+        },
+      ],
+      ['exec_allowed', { cwd: 'pip', command: ['pytest', '-p', 'no:cacheprovider', 'test_marker.py'] }],
+    ],
+  };
+  let ms = 0;
+  for (const [name, args] of steps[tool]) {
+    const r = await fixture.call(pod, name, args);
+    assertOk(r, `${name} ${JSON.stringify(args)}`);
+    if (tool === 'npm' && name === 'npm_test' && !r.stdout.includes('marker ok'))
+      throw new Error(`npm_test did not check the marker:\n${r.stdout}`);
+    ms += r.durationMs;
   }
+  return ms;
 }

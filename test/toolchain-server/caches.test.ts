@@ -79,7 +79,8 @@ describe('callPolicy', () => {
   const policy: StaticPolicy = {
     readOnly: ['/usr'],
     readWrite: ['/workspace'],
-    connectPorts: [8480],
+    connectPorts: [8480, 3000],
+    proxyPort: 8480,
     denied: [],
     phase: 'fetch',
     caches: [
@@ -93,18 +94,19 @@ describe('callPolicy', () => {
     const fetch = callPolicy(policy, { fetch: true });
     assert.deepEqual(fetch.readWrite, ['/workspace', '/c/dl', '/c/bd']);
     assert.deepEqual(fetch.readOnly, ['/usr', '/c/ro']);
-    assert.deepEqual(fetch.connectPorts, [8480]);
+    assert.deepEqual(fetch.connectPorts, [8480, 3000]);
     const other = callPolicy(policy, { fetch: false });
     assert.deepEqual(other.readWrite, ['/workspace', '/c/bd']);
     assert.deepEqual(other.readOnly, ['/usr', '/c/dl', '/c/ro']);
-    assert.deepEqual(other.connectPorts, []);
+    // Only the proxy's port goes; a connect rule that is not about egress stays.
+    assert.deepEqual(other.connectPorts, [3000]);
   });
 
   it('phase always: every call as a fetch call; read-only stays read-only', () => {
     const other = callPolicy({ ...policy, phase: 'always' }, { fetch: false });
     assert.deepEqual(other.readWrite, ['/workspace', '/c/dl', '/c/bd']);
     assert.deepEqual(other.readOnly, ['/usr', '/c/ro']);
-    assert.deepEqual(other.connectPorts, [8480]);
+    assert.deepEqual(other.connectPorts, [8480, 3000]);
   });
 });
 

@@ -76,8 +76,10 @@ export interface StaticPolicy {
   readonly denied: readonly string[];
   /** Declared caches (`caches`): granted per call by `callPolicy`. */
   readonly caches?: readonly CacheConfig[];
-  /** `egressProxy.phase`: with `fetch`, only fetch calls get `connectPorts` and write access to download caches. */
+  /** `egressProxy.phase`: with `fetch`, only fetch calls may connect to `proxyPort` and write download caches. */
   readonly phase?: 'always' | 'fetch';
+  /** The egress proxy's port (in `connectPorts`), when egressProxy is set. */
+  readonly proxyPort?: number;
 }
 
 /** What one call may do beyond the static policy: whether it is a structured fetch tool's call. */
@@ -106,7 +108,8 @@ export function callPolicy(policy: StaticPolicy, call: CallKind): StaticPolicy {
     ...policy,
     readOnly: [...policy.readOnly, ...caches.filter((c) => !writable(c)).map((c) => c.path)],
     readWrite: [...policy.readWrite, ...caches.filter(writable).map((c) => c.path)],
-    connectPorts: egress ? policy.connectPorts : [],
+    // Only the proxy's port goes: other connect rules (if any) are not about egress.
+    connectPorts: egress ? policy.connectPorts : policy.connectPorts.filter((p) => p !== policy.proxyPort),
   };
 }
 
@@ -187,6 +190,7 @@ export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
     denied,
     caches,
     phase: config.egressProxy?.phase ?? 'always',
+    ...(config.egressProxy ? { proxyPort: proxyPort(config.egressProxy.url) } : {}),
   };
 }
 
