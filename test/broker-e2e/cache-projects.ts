@@ -3,8 +3,9 @@
  * lockfiles a repository would commit where the tool verifies against them (npm's integrity, go.sum's h1
  * hashes), and a test that checks the dependency's marker: a build that passes used what the registry served.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CRATE, GO_MODULE, NPM_PACKAGE, PYPI_PACKAGE } from './fake-registries.ts';
 
@@ -107,4 +108,29 @@ export function writeProjects(root: string, npmIntegrity: string, projectCode = 
     'requirements.txt': `${PYPI_PACKAGE.name}==${PYPI_PACKAGE.version}\n`,
     'test_marker.py': `import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), "deps"))\n\nimport ${PYPI_PACKAGE.module}\n\n\ndef test_marker():\n    assert ${PYPI_PACKAGE.module}.MARKER == ${JSON.stringify(MARKERS.pip)}\n`,
   });
+}
+
+/** A PyPI package published as an sdist only, whose setup.py leaves this file in `$PIP_CACHE_DIR` when it runs. */
+export const SDIST_PACKAGE = {
+  name: 'toolyard-e2e-sdist',
+  version: '1.0.0',
+  marker: 'sdist-setup-py-ran',
+} as const;
+
+/** Its simple-index page (pypi.org) and the `.tar.gz` it links (files.pythonhosted.org), for the PyPI site. */
+export function sdistRegistry(dir: string): Map<string, { type: string; body: Buffer | string }> {
+  const { name, version, marker } = SDIST_PACKAGE;
+  const root = `${name}-${version}`;
+  write(join(dir, 'sdist', root), {
+    'setup.py': `import os\nfrom setuptools import setup\n\nopen(os.path.join(os.environ.get("PIP_CACHE_DIR", "/nonexistent"), ${JSON.stringify(marker)}), "w").close()\nsetup(name=${JSON.stringify(name)}, version=${JSON.stringify(version)}, py_modules=[])\n`,
+  });
+  const archive = join(dir, 'sdist', `${root}.tar.gz`);
+  execFileSync('tar', ['-czf', archive, '--owner=0', '--group=0', '-C', join(dir, 'sdist'), root]);
+  const body = readFileSync(archive);
+  const path = `/packages/e2/01/${root}.tar.gz`;
+  const page = `<!DOCTYPE html><html><body><a href="https://files.pythonhosted.org${path}#sha256=${createHash('sha256').update(body).digest('hex')}">${root}.tar.gz</a></body></html>\n`;
+  return new Map([
+    [`/simple/${name}/`, { type: 'text/html', body: page }],
+    [path, { type: 'application/gzip', body }],
+  ]);
 }

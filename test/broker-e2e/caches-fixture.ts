@@ -20,7 +20,7 @@ import { renderedPod } from '../backends/pod-emulation.ts';
 import { makeTestCa, type TestCa } from '../broker/tls-fixture.ts';
 import { type ServerProcess, startServerProcess } from '../toolchain-server/process-helpers.ts';
 import { type BrokerProcess, brokerMissing, startBrokerPod } from './broker-process.ts';
-import { MARKERS, writeProjects } from './cache-projects.ts';
+import { MARKERS, SDIST_PACKAGE, sdistRegistry, writeProjects } from './cache-projects.ts';
 import {
   CRATE,
   cratesRegistry,
@@ -130,7 +130,10 @@ export class CachesFixture {
     const crates = cratesRegistry(this.dir, MARKERS.cargo);
     const npm = npmRegistry(this.dir, 'https://registry.npmjs.org', MARKERS.npm);
     await serve(['registry.npmjs.org'], npm);
-    await serve(['pypi.org', 'files.pythonhosted.org'], pypiRegistry(this.dir, MARKERS.pip));
+    await serve(
+      ['pypi.org', 'files.pythonhosted.org'],
+      new Map([...pypiRegistry(this.dir, MARKERS.pip), ...sdistRegistry(this.dir)]),
+    );
     await serve(['index.crates.io'], crates.index);
     await serve(['static.crates.io'], crates.downloads);
     await serve(['proxy.golang.org'], goProxy(this.dir, MARKERS.go));
@@ -143,6 +146,11 @@ export class CachesFixture {
     mkdirSync(dirname(this.tokenFile));
     writeFileSync(this.tokenFile, this.token);
     writeProjects(this.projects, this.npmIntegrity, projectCode);
+    mkdirSync(join(this.projects, 'pip-sdist'));
+    writeFileSync(
+      join(this.projects, 'pip-sdist', 'requirements.txt'),
+      `${SDIST_PACKAGE.name}==${SDIST_PACKAGE.version}\n`,
+    );
     writeFileSync(join(this.projects, 'plant.sh'), 'echo planted > "$1/planted-$2" && echo wrote\n');
     writeFileSync(join(this.projects, 'connect.sh'), 'exec 3<>"/dev/tcp/$1/$2" && echo connected\n');
 

@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PROXY_ENV_NAMES } from '../../toolchain-server/src/policy/proxy-env.ts';
 import { canEmulatePods } from '../backends/pod-emulation.ts';
-import { PROJECT_CODE_MARKERS } from './cache-projects.ts';
+import { PROJECT_CODE_MARKERS, SDIST_PACKAGE } from './cache-projects.ts';
 import {
   BROKER_PORT,
   buildAndTest,
@@ -87,6 +87,30 @@ describe('caches and the fetch phase: Debian cargo, go, npm and pip through the 
       if (tool === 'cargo')
         cpSync(join(podA.workspace, 'cargo', 'Cargo.lock'), join(fixture.projectsDir, 'cargo', 'Cargo.lock'));
     });
+
+  it('pip: pip_download refuses an sdist (its setup.py never runs); the control (plain pip download) runs setup.py', async (t) => {
+    if (skip) return t.skip(skip);
+    podA ??= await fixture.startPod('a', { phase: 'fetch', caches: cache });
+    podAlways ??= await fixture.startPod('always', { phase: 'always', caches: cache });
+    const marker = join(cache.pip, SDIST_PACKAGE.marker);
+    const r = await fixture.call(podA, 'pip_download', { cwd: 'pip-sdist' });
+    assert.notEqual(r.exitCode, 0, r.stdout);
+    assert.match(r.stderr, /No matching distribution found/);
+    assert.ok(!existsSync(marker), "pip_download ran the sdist's setup.py");
+    // Control: pip download without --only-binary prepares the sdist, which runs its setup.py.
+    const control = await fixture.exec(podAlways, 'pip-sdist', [
+      'pip',
+      'download',
+      '--no-build-isolation',
+      '--no-deps',
+      '--dest',
+      'dl',
+      '--requirement',
+      'requirements.txt',
+    ]);
+    assert.ok(existsSync(marker), `control: setup.py did not run\n${control.stdout}\n${control.stderr}`);
+    rmSync(marker);
+  });
 
   for (const tool of TOOLS)
     it(`${tool}: a second pod (fresh server and workspace, same cache) builds and tests offline; the broker sees nothing`, async (t) => {
