@@ -189,7 +189,11 @@ describe('caches and the fetch phase under Landlock (in-process toolchain)', () 
     ws?.cleanup();
   });
 
-  const toolchain = (phase: 'always' | 'fetch', access: 'read-write' | 'read-only' = 'read-write') => {
+  const toolchain = (
+    phase: 'always' | 'fetch',
+    access: 'read-write' | 'read-only' = 'read-write',
+    log: (line: Readonly<Record<string, unknown>>) => void = () => {},
+  ) => {
     const c = caches(ws.outside);
     return new Toolchain({
       config: makeConfig(ws, {
@@ -212,7 +216,7 @@ describe('caches and the fetch phase under Landlock (in-process toolchain)', () 
         offlineEnv: { npm_config_offline: 'true', GOPROXY: 'off' },
       }),
       env: { PATH: process.env.PATH },
-      log: () => {},
+      log,
       probeVersions: false,
     });
   };
@@ -294,6 +298,26 @@ describe('caches and the fetch phase under Landlock (in-process toolchain)', () 
     const control = await call(tc, 'npm_run', { script: 'preinstall' });
     assert.equal(control.exitCode, 0, control.stderr);
     assert.equal(readFileSync(join(ws.root, 'planted-preinstall'), 'utf8'), 'planted\n');
+  });
+
+  it('the audit line says which calls had the proxy: fetch calls under phase fetch, every call under phase always', async (t) => {
+    if (skip) return t.skip(skip);
+    const lines: Array<Readonly<Record<string, unknown>>> = [];
+    const fetchPhase = toolchain('fetch', 'read-write', (line) => lines.push(line));
+    await exec(fetchPhase, ['printenv']);
+    await call(fetchPhase, 'npm_ci_fetch', {});
+    await exec(
+      toolchain('always', 'read-write', (line) => lines.push(line)),
+      ['printenv'],
+    );
+    assert.deepEqual(
+      lines.filter((l) => l.event === 'audit').map((l) => [l.tool, l.egress]),
+      [
+        ['exec_allowed', false],
+        ['npm_ci_fetch', true],
+        ['exec_allowed', true],
+      ],
+    );
   });
 
   it('offers no fetch tool without egressProxy', (t) => {

@@ -306,6 +306,7 @@ export class Toolchain {
       cancelled: false,
       session: hashSession(ctx.sessionId),
       confinement: { abi: this.confinement.abi, mode: this.confinement.mode, killed: null },
+      egress: false,
     };
     this.inFlight++;
     try {
@@ -370,6 +371,7 @@ export class Toolchain {
     if (callerEnv) audit.envNames = Object.keys(callerEnv);
     const fetch = tool.fetch === true;
     const proxied = this.proxied(fetch);
+    audit.egress = proxied;
     const base = proxied ? this.proxiedEnv : this.baseEnv;
     const env = {
       ...applyCallerEnv(plan.env ? { ...base, ...plan.env } : base, callerEnv, this.callerAllowed),
