@@ -320,6 +320,20 @@ describe('caches and the fetch phase under Landlock (in-process toolchain)', () 
     );
   });
 
+  it('describe_toolchain tells the model the egress phase and the caches', async (t) => {
+    if (skip) return t.skip(skip);
+    const d = (await toolchain('fetch', 'read-only').describe()) as unknown as Record<string, unknown>;
+    assert.equal(d.egress, 'fetch');
+    assert.deepEqual(
+      (d.caches as Array<{ name: string; access: string }>).map((c) => [c.name, c.access]),
+      [
+        ['dl', 'read-only'],
+        ['bd', 'read-only'],
+        ['ro', 'read-only'],
+      ],
+    );
+  });
+
   it('offers no fetch tool without egressProxy', (t) => {
     if (skip) return t.skip(skip);
     const tc = new Toolchain({

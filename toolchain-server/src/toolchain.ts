@@ -603,6 +603,8 @@ export class Toolchain {
       handles: this.config.handles,
       limits: this.config.limits,
       workspaceRoots: this.config.workspaceRoots,
+      caches: this.config.caches,
+      egress: this.config.egressProxy ? this.config.egressProxy.phase : 'none',
     };
   }
 
@@ -700,6 +702,12 @@ function describeText(d: ToolchainDescription): string {
     );
   for (const p of d.presets)
     if (!p.available) lines.push(`preset ${p.name} unavailable: missing ${p.missingBinaries.join(', ')}`);
+  if (d.egress === 'fetch')
+    lines.push(
+      'network: only the fetch tools reach registries (run them first); every other call is offline',
+    );
+  if (d.caches.length)
+    lines.push(`caches: ${d.caches.map((c) => `${c.name} ${c.path} (${c.kind}, ${c.access})`).join('; ')}`);
   if (d.handles.commands.length || d.handles.files.length)
     lines.push(
       `handles: commands ${d.handles.commands.join(', ') || '-'}; files ${d.handles.files.join(', ') || '-'}`,
