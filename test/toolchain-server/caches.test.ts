@@ -6,8 +6,17 @@
  * script succeeds where the policy allows it (phase `always`, a read-write cache).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -15,7 +24,11 @@ import {
   type ToolchainServerConfigInput,
 } from '../../toolchain-server/src/config.ts';
 import { probeConfinement } from '../../toolchain-server/src/confinement/helper.ts';
-import { callPolicy, type StaticPolicy } from '../../toolchain-server/src/confinement/policy.ts';
+import {
+  callPolicy,
+  type StaticPolicy,
+  staticPolicy,
+} from '../../toolchain-server/src/confinement/policy.ts';
 import { PROXY_ENV_NAMES } from '../../toolchain-server/src/policy/proxy-env.ts';
 import { Toolchain } from '../../toolchain-server/src/toolchain.ts';
 import { assertPinnedRequirements } from '../../toolchain-server/src/tools/fetch-tools.ts';
@@ -107,6 +120,52 @@ describe('callPolicy', () => {
     assert.deepEqual(other.readWrite, ['/workspace', '/c/dl', '/c/bd']);
     assert.deepEqual(other.readOnly, ['/usr', '/c/ro']);
     assert.deepEqual(other.connectPorts, [8480, 3000]);
+  });
+});
+
+describe('cache variables in env.set and declared caches', () => {
+  // staticPolicy creates cache directories that do not exist yet: everything lives under one temp directory.
+  let base: string;
+  before(() => {
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'toolyard-cache-vars-')));
+  });
+  after(() => rmSync(base, { recursive: true, force: true }));
+  const policy = (set: Record<string, string>) => {
+    const r = parseToolchainServerConfig({
+      name: 't',
+      listen: { port: 1 },
+      workspaceRoots: [join(base, 'workspace')],
+      caches: [
+        {
+          name: 'go',
+          ecosystem: 'go',
+          path: join(base, 'cache', 'go'),
+          access: 'read-only',
+          kind: 'download',
+        },
+      ],
+      env: { set },
+    });
+    assert.ok(r.ok);
+    return staticPolicy({ config: r.config, ownFiles: [], scratchBase: join(base, 'scratch') });
+  };
+
+  it('a variable inside a declared cache gets the cache access, not the blanket read-write grant', () => {
+    const cache = join(base, 'cache', 'go');
+    const p = policy({ GOMODCACHE: cache, GOCACHE: join(base, 'other', 'go-build') });
+    assert.ok(!p.readWrite.includes(cache), 'a read-only cache became writable');
+    assert.ok(
+      p.readWrite.includes(join(base, 'other', 'go-build')),
+      'control: an undeclared cache stays writable',
+    );
+    assert.ok(callPolicy(p, { fetch: true }).readOnly.includes(cache));
+  });
+
+  it('refuses to start when a variable holds a declared cache (it would widen it)', () => {
+    assert.throws(
+      () => policy({ XDG_CACHE_HOME: join(base, 'cache') }),
+      /env\.set\.XDG_CACHE_HOME \(.*\) holds the cache go/,
+    );
   });
 });
 
