@@ -260,7 +260,6 @@ export class CachesFixture {
       offlineEnv: {
         CARGO_NET_OFFLINE: 'true',
         GOPROXY: 'off',
-        GOFLAGS: '-mod=mod',
         npm_config_offline: 'true',
         PIP_NO_INDEX: '1',
         PIP_FIND_LINKS: join(caches.pip, 'wheelhouse'),
