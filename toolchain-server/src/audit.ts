@@ -27,6 +27,8 @@ export const AUDIT_FIELDS = {
   session: 'First 16 hex digits of the SHA-256 of the MCP session id (never the id itself), or null.',
   confinement:
     'Kernel confinement of the call: `{ abi, mode, killed }` — the Landlock ABI the helper applied (0: none), `limits.confinement`, and how many leftover descendants the helper killed after the command ended (null when no process ran).',
+  egress:
+    'True when the call got the broker proxy (`egressProxy`; under `phase: fetch` only fetch tools get it), else false.',
 } as const;
 
 /** The `confinement` field of an audit line. */
@@ -45,7 +47,7 @@ export type AuditRecord = {
       ? AuditConfinement
       : K extends 'argv' | 'envNames'
         ? readonly string[] | null
-        : K extends 'truncated' | 'timedOut' | 'cancelled'
+        : K extends 'truncated' | 'timedOut' | 'cancelled' | 'egress'
           ? boolean
           : K extends 'exitCode' | 'durationMs' | 'stdoutBytes' | 'stderrBytes'
             ? number | null

@@ -15,6 +15,14 @@ export type ToolPreset = (typeof TOOL_PRESETS)[number];
 export const TOOL_MODES = ['structured', 'exec'] as const;
 export type ToolMode = (typeof TOOL_MODES)[number];
 
+/** `egressProxy.phase`: when calls get the broker proxy (docs/confinement.md, "Caches and fetch phase"). */
+export const EGRESS_PHASES = ['always', 'fetch'] as const;
+export type EgressPhase = (typeof EGRESS_PHASES)[number];
+
+/** `caches[].access` and `caches[].kind`. */
+export const CACHE_ACCESS = ['read-write', 'read-only'] as const;
+export const CACHE_KINDS = ['download', 'build'] as const;
+
 /** `limits.confinement`: see docs/confinement.md. */
 export const CONFINEMENT_MODES = ['required', 'best-effort', 'off'] as const;
 export type ConfinementMode = (typeof CONFINEMENT_MODES)[number];
@@ -118,6 +126,10 @@ export const limitsSchema = z
     path: ['defaultTimeoutSeconds'],
   });
 
+/** Proxy variables (any case): only egressProxy sets them. */
+const PROXY_LIKE =
+  /^(https?_proxy|all_proxy|no_proxy|npm_config_(https_)?proxy|npm_config_noproxy|yarn_https?_proxy|pip_proxy|cargo_http_proxy)$/i;
+
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
 const callerAllowedName = envName.refine((name) => neverCallerEnvReason(name) === undefined, {
@@ -160,9 +172,39 @@ export const egressProxySchema = z
     tokenFile: z.string().startsWith('/', 'must be an absolute path'),
     /** Hosts reached directly, not through the proxy (`NO_PROXY`). Loopback is always added. */
     noProxy: z.array(z.string().min(1)).default([]),
+    /**
+     * `always` (default): every call gets the proxy. `fetch`: only calls of structured fetch tools (`fetch: true`
+     * in tools/presets.ts, which run no project code) get the proxy variables, the TCP connect rule to the
+     * proxy's port and write access to `download` caches; every other call gets none of them, and `offlineEnv`.
+     */
+    phase: z.enum(EGRESS_PHASES).default('always'),
   })
   .strict()
   .optional();
+
+/**
+ * A package cache mounted in this toolchain (`spec.workspace.caches`, docs/caches.md): the kernel confinement
+ * grants `path` read-write or read-only per call (docs/confinement.md, "Caches and fetch phase").
+ */
+export const cacheSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label'),
+    /** The ecosystem of the cache table (`cargo`, `go`, `npm`, `pip`, …): names the fetch tool that fills it. */
+    ecosystem: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be an ecosystem name such as cargo or go'),
+    path: z
+      .string()
+      .startsWith('/', 'must be an absolute path')
+      .refine((p) => p !== '/' && !p.split('/').includes('..'), 'must name a directory below /, without ..'),
+    /** `read-only`: no call may write it. `read-write`: see `kind`. */
+    access: z.enum(CACHE_ACCESS).default('read-write'),
+    /**
+     * `download`: content fetched from registries; with `egressProxy.phase: fetch` only fetch calls may write it.
+     * `build`: build outputs; writable by every call of a read-write consumer.
+     */
+    kind: z.enum(CACHE_KINDS),
+  })
+  .strict();
+export type CacheConfig = z.output<typeof cacheSchema>;
 
 /** Fields that existed once, with why they are gone; a config that still has one is told so. */
 const REMOVED_FIELDS: Readonly<Record<string, string>> = {
@@ -192,10 +234,54 @@ export const toolchainServerConfigSchema = z
     env: envSchema.default({ passthrough: [...DEFAULT_PASSTHROUGH], set: {}, callerAllowed: [] }),
     auth: authSchema,
     egressProxy: egressProxySchema,
+    /** Package caches mounted in this toolchain, with each one's access (docs/caches.md). */
+    caches: z.array(cacheSchema).default([]),
+    /**
+     * Variables set on every call that does not get the proxy (no `egressProxy`, or a non-fetch call under
+     * `phase: fetch`): each ecosystem's offline switch (`CARGO_NET_OFFLINE`, `GOPROXY=off`, …). Set after
+     * `env.set` and the caller's variables, so a caller cannot undo them.
+     */
+    offlineEnv: z.record(envName, z.string()).default({}),
     /** Path of the `toolyard-confine` helper. Default: `<bundleDir>/bin/toolyard-confine` next to the server. */
     confinementHelper: z.string().startsWith('/', 'must be an absolute path').optional(),
   })
   .strict()
+  .superRefine((c, ctx) => {
+    const inside = (path: string, dir: string) =>
+      path === dir || path.startsWith(`${dir.replace(/\/$/, '')}/`);
+    c.caches.forEach((cache, i) => {
+      const twin = c.caches.findIndex((other) => other.name === cache.name);
+      if (twin !== i)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['caches', i, 'name'],
+          message: `duplicate cache name ${cache.name}`,
+        });
+      const nested = c.caches.findIndex(
+        (other, j) => j !== i && (inside(cache.path, other.path) || inside(other.path, cache.path)),
+      );
+      if (nested >= 0)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['caches', i, 'path'],
+          message: `${cache.path} overlaps caches[${nested}].path ${c.caches[nested]!.path}: each cache needs its own directory`,
+        });
+      const root = c.workspaceRoots.find((r) => inside(cache.path, r) || inside(r, cache.path));
+      if (root !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['caches', i, 'path'],
+          message: `${cache.path} overlaps the workspace root ${root}: a cache must live outside the workspace (its access would be the workspace's)`,
+        });
+    });
+    for (const name of Object.keys(c.offlineEnv))
+      if (PROXY_LIKE.test(name))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['offlineEnv', name],
+          message: `${name} is a proxy variable: the server sets those from egressProxy alone`,
+        });
+  })
   .refine((c) => isLoopbackHost(c.listen.host) || c.auth !== undefined || c.listen.allowUnauthenticated, {
     message:
       'a listener beyond loopback needs a bearer token: set auth.bearerTokenFile, or listen.allowUnauthenticated: true to accept unauthenticated calls from whatever can reach it',

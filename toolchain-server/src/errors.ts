@@ -163,6 +163,8 @@ export const POLICY_RULES = {
   'make-assignment':
     'make command-line assignments whose value could name a program or flags (only numbers and yes/no/true/false values).',
   'flag-injection': 'Positional values of structured tools may not start with `-`.',
+  'fetch-runs-no-code':
+    'A fetch tool refuses inputs that would make it run code: git dependencies in package-lock.json, requirements lines that are not pinned name==version (options, paths, URLs).',
   'cwd-confinement': 'cwd and path arguments must resolve (realpath) inside workspaceRoots.',
   'env-allowlist':
     'Callers may set only allowlisted variables (CI, RUST_BACKTRACE, GOOS, NODE_ENV, GIT_AUTHOR_*, … plus env.callerAllowed); loader, interpreter, shell, compiler and tool-configuration variables are never allowed.',

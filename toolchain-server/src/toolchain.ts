@@ -12,7 +12,7 @@ import { readTokenFile } from '../kit/token-file.ts';
 import { type AuditRecord, hashSession } from './audit.ts';
 import type { ToolchainServerConfig } from './config.ts';
 import { type ConfinementState, parseReports, probeConfinement } from './confinement/helper.ts';
-import { helperArgs, type StaticPolicy, staticPolicy } from './confinement/policy.ts';
+import { callPolicy, helperArgs, type StaticPolicy, staticPolicy } from './confinement/policy.ts';
 import {
   type CallScratch,
   cargoConfigFiles,
@@ -117,14 +117,20 @@ export class Toolchain {
   versions: Promise<Record<string, string | null>>;
   /** Kernel confinement of every call, probed at start (docs/confinement.md). */
   readonly confinement: ConfinementState;
-  private readonly policy: StaticPolicy | undefined;
+  /** The Landlock policy of a non-fetch call and of a fetch call (they differ with caches or `phase: fetch`). */
+  private readonly policies: { readonly other: StaticPolicy; readonly fetch: StaticPolicy } | undefined;
   private readonly scratchBase: string | undefined;
   private readonly pinnedFiles: PinnedFiles;
   private readonly tools = new Map<string, ExecTool | 'describe'>();
   private readonly allowedByTool = new Map<string, ReadonlySet<string>>();
+  /** Every child's environment before the caller's variables, without the proxy. */
   private readonly baseEnv: Record<string, string>;
+  /** `baseEnv` plus the proxy variables, for calls that get egress (every call, or fetch calls under `phase: fetch`). */
+  private readonly proxiedEnv: Record<string, string>;
   /** The broker proxy URL with this toolchain's credentials, when egressProxy is set. */
   private readonly httpProxy: string | undefined;
+  /** `offlineEnv`: set on calls without the proxy. */
+  private readonly offlineEnv: Readonly<Record<string, string>>;
   private readonly callerAllowed: readonly string[];
   private readonly log: LogSink;
   private readonly killGraceMs: number;
@@ -158,10 +164,12 @@ export class Toolchain {
       confinementAbi: () => this.confinement.abi,
     });
     this.baseEnv = buildBaseEnv(config.env, env);
+    this.proxiedEnv = this.baseEnv;
+    this.offlineEnv = config.offlineEnv;
     // Read once, after main.ts has scrubbed the server's environment: the token reaches children only here.
     if (config.egressProxy) {
       const token = readTokenFile(config.egressProxy.tokenFile, '/egressProxy/tokenFile');
-      Object.assign(this.baseEnv, egressProxyEnv(config.egressProxy, token));
+      this.proxiedEnv = { ...this.baseEnv, ...egressProxyEnv(config.egressProxy, token) };
       this.httpProxy = proxyUrl(config.egressProxy, token);
     }
     this.callerAllowed = config.env.callerAllowed;
@@ -169,23 +177,31 @@ export class Toolchain {
     const execTools: ExecTool[] = [];
     if (config.tools.mode === 'exec') execTools.push(execAllowedTool as unknown as ExecTool);
     const presets = [...new Set(config.tools.presets)];
-    for (const preset of presets) execTools.push(...PRESET_TOOLS[preset]);
+    // Fetch tools exist for filling caches through the broker: without egressProxy they could only fail.
+    const withFetch = config.egressProxy !== undefined;
+    for (const preset of presets)
+      execTools.push(...PRESET_TOOLS[preset].filter((t) => withFetch || t.fetch !== true));
 
     const binaryNames = new Set<string>(config.tools.allowedCommands);
     const presetStatus: Array<{ preset: string; required: string[]; optional: string[] }> = [];
     for (const preset of presets) {
-      const { required, optional } = presetBinaries(preset);
+      const { required, optional } = presetBinaries(preset, withFetch);
       for (const b of [...required, ...optional]) binaryNames.add(b);
       presetStatus.push({ preset, required, optional });
     }
     this.commands = new CommandTable(binaryNames, env.PATH);
-    if (this.scratchBase && this.confinement.helper)
-      this.policy = staticPolicy({
+    if (this.scratchBase && this.confinement.helper) {
+      const policy = staticPolicy({
         config,
         ownFiles: [...(opts.ownFiles ?? []), dirname(this.confinement.helper)],
         scratchBase: this.scratchBase,
         commandPaths: this.commands.list().flatMap((c) => (c.path ? [c.path] : [])),
       });
+      this.policies = {
+        other: callPolicy(policy, { fetch: false }),
+        fetch: callPolicy(policy, { fetch: true }),
+      };
+    }
     const missing = new Set(this.commands.missing());
     this.presetStatus = presetStatus.map((p) => ({
       preset: p.preset,
@@ -290,6 +306,7 @@ export class Toolchain {
       cancelled: false,
       session: hashSession(ctx.sessionId),
       confinement: { abi: this.confinement.abi, mode: this.confinement.mode, killed: null },
+      egress: false,
     };
     this.inFlight++;
     try {
@@ -345,19 +362,21 @@ export class Toolchain {
       cwd,
       roots: this.roots,
       has: (b) => this.commands.list().some((c) => c.name === b && c.path !== undefined),
+      caches: this.config.caches,
     };
     const plan = tool.plan(parsed.data as CommonInput, planCtx);
     audit.argv = [plan.command, ...plan.args];
     this.commands.assertAllowed(plan.command, this.allowedByTool.get(tool.name) ?? new Set());
     const callerEnv = tool.callerEnv?.(parsed.data as CommonInput);
     if (callerEnv) audit.envNames = Object.keys(callerEnv);
+    const fetch = tool.fetch === true;
+    const proxied = this.proxied(fetch);
+    audit.egress = proxied;
+    const base = proxied ? this.proxiedEnv : this.baseEnv;
     const env = {
-      ...applyCallerEnv(
-        plan.env ? { ...this.baseEnv, ...plan.env } : this.baseEnv,
-        callerEnv,
-        this.callerAllowed,
-      ),
-      ...commandEnvironment(plan.command, this.roots.real, this.httpProxy),
+      ...applyCallerEnv(plan.env ? { ...base, ...plan.env } : base, callerEnv, this.callerAllowed),
+      ...commandEnvironment(plan.command, this.roots.real, proxied ? this.httpProxy : undefined),
+      ...(proxied ? {} : this.offlineEnv),
     };
     const program = this.commands.programOf(plan.command);
     const args = approveArgv(plan.command, plan.args, {
@@ -366,7 +385,7 @@ export class Toolchain {
       posixlyCorrect: env.POSIXLY_CORRECT !== undefined,
       ...(program ? { program } : {}),
       confinement:
-        this.confinement.status === 'enforced' && this.policy
+        this.confinement.status === 'enforced' && this.policies
           ? { enforced: true }
           : { enforced: false, status: this.confinement.status },
     });
@@ -385,7 +404,7 @@ export class Toolchain {
         args,
         cwd,
         env: this.confinedEnv(env, scratch),
-        confine: this.confineRequest(scratch, timeoutSeconds * 1000, this.killGraceMs),
+        confine: this.confineRequest(scratch, timeoutSeconds * 1000, this.killGraceMs, fetch),
         timeoutMs: timeoutSeconds * 1000,
         maxOutputBytes: limits.maxOutputBytes,
         killGraceMs: this.killGraceMs,
@@ -451,6 +470,14 @@ export class Toolchain {
     };
   }
 
+  /**
+   * Whether a call gets the broker proxy: with egressProxy, every call under `phase: always`, only fetch
+   * tools' calls under `phase: fetch` (docs/confinement.md, "Caches and fetch phase").
+   */
+  private proxied(fetch: boolean): boolean {
+    return this.httpProxy !== undefined && (this.config.egressProxy?.phase !== 'fetch' || fetch);
+  }
+
   /** A fresh HOME/TMPDIR for one call (none when confinement is off). */
   private callScratch(): CallScratch | undefined {
     return this.scratchBase ? createCallScratch(this.scratchBase, this.config.env.set) : undefined;
@@ -475,11 +502,13 @@ export class Toolchain {
     scratch: CallScratch | undefined,
     timeoutMs: number,
     graceMs: number,
+    fetch: boolean,
   ): { helper: string; args: string[] } | undefined {
     const { helper, mode, helperFlags } = this.confinement;
-    if (!helper || !this.policy || mode === 'off') return undefined;
+    if (!helper || !this.policies || mode === 'off') return undefined;
+    const policy = fetch ? this.policies.fetch : this.policies.other;
     // The helper's own timeout is a backstop for a server that died: the server's timer fires first.
-    const args = helperArgs(this.policy, mode, scratch?.dir, timeoutMs + graceMs + 2000, graceMs);
+    const args = helperArgs(policy, mode, scratch?.dir, timeoutMs + graceMs + 2000, graceMs);
     return { helper, args: [...helperFlags, ...args] };
   }
 
@@ -572,12 +601,16 @@ export class Toolchain {
         available: p.missing.length === 0,
         missingBinaries: p.missing,
         versions: Object.fromEntries(
-          presetBinaries(p.preset as never).required.map((b) => [b, versions[b] ?? null] as const),
+          presetBinaries(p.preset as never, this.config.egressProxy !== undefined).required.map(
+            (b) => [b, versions[b] ?? null] as const,
+          ),
         ),
       })),
       handles: this.config.handles,
       limits: this.config.limits,
       workspaceRoots: this.config.workspaceRoots,
+      caches: this.config.caches,
+      egress: this.config.egressProxy ? this.config.egressProxy.phase : 'none',
     };
   }
 
@@ -594,8 +627,12 @@ export class Toolchain {
             argv0: c.name,
             args: VERSION_ARGS[c.name] ?? ['--version'],
             cwd,
-            env: this.confinedEnv(this.baseEnv, scratch),
-            confine: this.confineRequest(scratch, 5000, 500),
+            // A version probe is no fetch: no proxy under `phase: fetch`, offline variables, caches as for builds.
+            env: this.confinedEnv(
+              this.proxied(false) ? this.proxiedEnv : { ...this.baseEnv, ...this.offlineEnv },
+              scratch,
+            ),
+            confine: this.confineRequest(scratch, 5000, 500, false),
             timeoutMs: 5000,
             maxOutputBytes: 4096,
             killGraceMs: 500,
@@ -671,6 +708,12 @@ function describeText(d: ToolchainDescription): string {
     );
   for (const p of d.presets)
     if (!p.available) lines.push(`preset ${p.name} unavailable: missing ${p.missingBinaries.join(', ')}`);
+  if (d.egress === 'fetch')
+    lines.push(
+      'network: only the fetch tools reach registries (run them first); every other call is offline',
+    );
+  if (d.caches.length)
+    lines.push(`caches: ${d.caches.map((c) => `${c.name} ${c.path} (${c.kind}, ${c.access})`).join('; ')}`);
   if (d.handles.commands.length || d.handles.files.length)
     lines.push(
       `handles: commands ${d.handles.commands.join(', ') || '-'}; files ${d.handles.files.join(', ') || '-'}`,

@@ -7,7 +7,7 @@
 import { mkdirSync, readdirSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
-import type { ToolchainServerConfig } from '../config.ts';
+import type { CacheConfig, ToolchainServerConfig } from '../config.ts';
 
 /** Variables naming download/build caches that stay writable across calls when `env.set` pins them. */
 export const CACHE_VARIABLES = [
@@ -74,6 +74,48 @@ export interface StaticPolicy {
   readonly connectPorts: readonly number[] | undefined;
   /** Every path a child may not read, as resolved at start (for docs and tests). */
   readonly denied: readonly string[];
+  /** Declared caches (`caches`): granted per call by `callPolicy`. */
+  readonly caches?: readonly CacheConfig[];
+  /** `egressProxy.phase`: with `fetch`, only fetch calls may connect to `proxyPort` and write download caches. */
+  readonly phase?: 'always' | 'fetch';
+  /** The egress proxy's port (in `connectPorts`), when egressProxy is set. */
+  readonly proxyPort?: number;
+}
+
+/** What one call may do beyond the static policy: whether it is a structured fetch tool's call. */
+export interface CallKind {
+  readonly fetch: boolean;
+}
+
+/** Whether a call gets the egress proxy (its variables and the connect rule). */
+export function callHasEgress(policy: Pick<StaticPolicy, 'phase'>, call: CallKind): boolean {
+  return policy.phase !== 'fetch' || call.fetch;
+}
+
+/**
+ * The policy of one call: the static policy plus each declared cache, read-write or read-only. A `read-only`
+ * consumer's cache is read-only in every call; under `phase: fetch` a `download` cache is writable only in
+ * fetch calls (they run no project code), and every other call loses the connect rule to the proxy's port. `build` caches of
+ * a read-write consumer stay writable in every call.
+ */
+export function callPolicy(policy: StaticPolicy, call: CallKind): StaticPolicy {
+  const egress = callHasEgress(policy, call);
+  const caches = policy.caches ?? [];
+  if (caches.length === 0 && egress) return policy;
+  const writable = (cache: CacheConfig) =>
+    cache.access === 'read-write' && (cache.kind === 'build' || egress);
+  return {
+    ...policy,
+    readOnly: [...policy.readOnly, ...caches.filter((c) => !writable(c)).map((c) => c.path)],
+    readWrite: [...policy.readWrite, ...caches.filter(writable).map((c) => c.path)],
+    // Only the proxy's port goes: other connect rules (if any) are not about egress. Without a connect rule
+    // (`limits.connect: pod`) a non-fetch call may open a socket to the proxy, but holds no token for it: the
+    // token is neither in its environment nor readable (the server's secrets are outside every grant).
+    connectPorts:
+      egress || policy.connectPorts === undefined
+        ? policy.connectPorts
+        : policy.connectPorts.filter((p) => p !== policy.proxyPort),
+  };
 }
 
 export interface PolicyInputs {
@@ -124,14 +166,26 @@ export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
     (dir) => !own.some((o) => inside(o, dir) || inside(dir, o)),
   );
   const readWrite = [...config.workspaceRoots];
+  const caches = config.caches;
   for (const name of CACHE_VARIABLES) {
     const value = config.env.set[name];
     if (!value?.startsWith('/')) continue;
+    // A variable inside a declared cache gets that cache's access; one that holds a cache would widen it.
+    if (caches.some((c) => inside(value, c.path))) continue;
+    const held = caches.find((c) => inside(c.path, value));
+    if (held)
+      throw new Error(
+        `env.set.${name} (${value}) holds the cache ${held.name} (${held.path}), which would make it writable in every call: point ${name} inside the cache or elsewhere`,
+      );
     try {
       mkdirSync(value, { recursive: true });
     } catch {}
     readWrite.push(value);
   }
+  for (const cache of caches)
+    try {
+      mkdirSync(cache.path, { recursive: true });
+    } catch {}
   readWrite.push(...WRITABLE_DEVICES);
   const walked = readOnlyGrants(denied);
   return {
@@ -147,6 +201,9 @@ export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
             ]),
           ],
     denied,
+    caches,
+    phase: config.egressProxy?.phase ?? 'always',
+    ...(config.egressProxy ? { proxyPort: proxyPort(config.egressProxy.url) } : {}),
   };
 }
 

@@ -42,6 +42,22 @@ export const describeOutputSchema = z.object({
       'Timeouts, output cap per stream, concurrent processes, queued calls, open MCP sessions and kernel confinement mode.',
     ),
   workspaceRoots: z.array(z.string()).describe('Every cwd and path argument must resolve inside these.'),
+  caches: z
+    .array(
+      z.object({
+        name: z.string(),
+        ecosystem: z.string(),
+        path: z.string(),
+        access: z.enum(['read-write', 'read-only']),
+        kind: z.enum(['download', 'build']),
+      }),
+    )
+    .describe('Package caches mounted here and how calls may use them (docs/confinement.md).'),
+  egress: z
+    .enum(['none', 'always', 'fetch'])
+    .describe(
+      '`none`: no call reaches the network. `always`: every call has the broker proxy. `fetch`: only the fetch tools (cargo_fetch, go_mod_download, npm_ci_fetch, pip_download) have it and fill the download caches; run them first, then build and test offline.',
+    ),
 });
 
 export type ToolchainDescription = z.infer<typeof describeOutputSchema>;

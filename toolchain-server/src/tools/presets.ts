@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { ToolPreset } from '../config.ts';
 import { ToolError } from '../errors.ts';
+import { FETCH_TOOLS } from './fetch-tools.ts';
 import {
   type CommonInput,
   commonInputShape,
@@ -214,7 +215,7 @@ function readScripts(cwd: string): Record<string, unknown> {
   return scripts && typeof scripts === 'object' ? (scripts as Record<string, unknown>) : {};
 }
 
-export const PRESET_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
+const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
   go: [
     tool(
       'go',
@@ -476,11 +477,26 @@ export const PRESET_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
   ],
 };
 
-/** Binaries a preset needs (`required`) and may use when present (`optional`). */
-export function presetBinaries(preset: ToolPreset): { required: string[]; optional: string[] } {
+/** Every preset's tools: its build and test tools, then its fetch tools (fetch-tools.ts). */
+export const PRESET_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = Object.fromEntries(
+  Object.entries(BUILD_TOOLS).map(([preset, tools]) => [
+    preset,
+    [...tools, ...(FETCH_TOOLS[preset as ToolPreset] ?? [])],
+  ]),
+) as unknown as Record<ToolPreset, readonly ExecTool[]>;
+
+/**
+ * Binaries a preset needs (`required`) and may use when present (`optional`); its fetch tools' only with
+ * `withFetch` (a toolchain with egressProxy: the server offers fetch tools only there).
+ */
+export function presetBinaries(
+  preset: ToolPreset,
+  withFetch = false,
+): { required: string[]; optional: string[] } {
   const required = new Set<string>();
   const optional = new Set<string>();
   for (const t of PRESET_TOOLS[preset]) {
+    if (t.fetch === true && !withFetch) continue;
     for (const b of t.binaries) required.add(b);
     for (const b of t.optionalBinaries ?? []) optional.add(b);
   }

@@ -1,6 +1,6 @@
 /** What a tool is to the registry: a typed input, the binaries it needs, and how it turns input into argv. */
 import { z } from 'zod';
-import type { ToolPreset } from '../config.ts';
+import type { CacheConfig, ToolPreset } from '../config.ts';
 import { ToolError } from '../errors.ts';
 import type { WorkspaceRoots } from '../policy/cwd.ts';
 
@@ -10,6 +10,8 @@ export interface PlanContext {
   readonly roots: WorkspaceRoots;
   /** Binaries found on PATH at start, by name. */
   readonly has: (binary: string) => boolean;
+  /** The toolchain's declared caches (`caches` in the config). */
+  readonly caches: readonly CacheConfig[];
 }
 
 export interface ExecPlan {
@@ -39,6 +41,11 @@ export interface ExecTool<I extends CommonInput = CommonInput> {
   readonly optionalBinaries?: readonly string[];
   /** Builds the argv; throws ToolError for inputs the policy refuses. */
   plan(input: I, ctx: PlanContext): ExecPlan;
+  /**
+   * A structured fetch tool (docs/confinement.md, "Caches and fetch phase"): it fills package caches and runs
+   * no project code, so under `egressProxy.phase: fetch` its calls alone get the proxy and write download caches.
+   */
+  readonly fetch?: boolean;
   /** For exec_allowed: the caller's env (checked by the env policy). */
   callerEnv?(input: I): Readonly<Record<string, string>> | undefined;
 }
