@@ -1,6 +1,7 @@
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { backendContainer, portName, serviceAccountTokenVolume } from './backend-container.ts';
+import { cacheVolumes } from './cache-volumes.ts';
 import { contentHash, resourceRequirements } from './container-parts.ts';
 import { INSTALLER_RESOURCES, PATHS } from './defaults.ts';
 import type { McpClientConfigMap } from './mcp-client-config-map.ts';
@@ -58,6 +59,10 @@ export class AgentWorkload extends Construct {
       containers: [...backends.map((b) => b.container), ...toolchains.map((t) => t.container)],
       volumes: [
         ...workspaceVolumes,
+        ...cacheVolumes(
+          plan,
+          toolchains.map((t) => t.toolchain),
+        ),
         ...(injects ? [serverBundleVolume()] : []),
         ...(plan.rbacPreset !== 'none' ? [serviceAccountTokenVolume()] : []),
         ...backends.flatMap((b) => b.volumes),

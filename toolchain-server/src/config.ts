@@ -19,6 +19,16 @@ export type ToolMode = (typeof TOOL_MODES)[number];
 export const CONFINEMENT_MODES = ['required', 'best-effort', 'off'] as const;
 export type ConfinementMode = (typeof CONFINEMENT_MODES)[number];
 
+/** `network.egress.phase`: see docs/caches.md. */
+export const EGRESS_PHASES = ['always', 'fetch'] as const;
+export type EgressPhase = (typeof EGRESS_PHASES)[number];
+/** How a toolchain's calls may use a cache. */
+export const CACHE_ACCESS = ['read-write', 'read-only'] as const;
+export type CacheAccess = (typeof CACHE_ACCESS)[number];
+/** `download`: what a registry served. `build`: what project code produced. */
+export const CACHE_KINDS = ['download', 'build'] as const;
+export type CacheKind = (typeof CACHE_KINDS)[number];
+
 const commandName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'must be a bare command name (no path, no spaces)');
@@ -147,9 +157,29 @@ export const egressProxySchema = z
     tokenFile: z.string().startsWith('/', 'must be an absolute path'),
     /** Hosts reached directly, not through the proxy (`NO_PROXY`). Loopback is always added. */
     noProxy: z.array(z.string().min(1)).default([]),
+    /**
+     * `always`: every call gets the proxy. `fetch` (`network.egress.phase: fetch`): only calls of structured fetch
+     * tools (which run no project code) get the proxy and write access to `download` caches; every other call
+     * gets no proxy, download caches read-only, and `offlineEnv`.
+     */
+    phase: z.enum(EGRESS_PHASES).default('always'),
   })
   .strict()
   .optional();
+
+/**
+ * A declared package cache this toolchain uses (`spec.workspace.caches` + `toolchains[].caches`): mounted at
+ * `path`; its calls get it read-write or read-only (docs/caches.md).
+ */
+export const cacheSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label'),
+    ecosystem: z.string().min(1),
+    path: z.string().startsWith('/', 'must be an absolute path'),
+    access: z.enum(CACHE_ACCESS),
+    kind: z.enum(CACHE_KINDS),
+  })
+  .strict();
 
 /** Fields that existed once, with why they are gone; a config that still has one is told so. */
 const REMOVED_FIELDS: Readonly<Record<string, string>> = {
@@ -177,6 +207,10 @@ export const toolchainServerConfigSchema = z
     env: envSchema.default({ passthrough: [...DEFAULT_PASSTHROUGH], set: {}, callerAllowed: [] }),
     auth: authSchema,
     egressProxy: egressProxySchema,
+    /** Declared caches at their mount paths (docs/caches.md). */
+    caches: z.array(cacheSchema).default([]),
+    /** Set only in calls that are not fetch calls, with `egressProxy.phase: fetch` (the tools' offline settings). */
+    offlineEnv: z.record(envName, z.string()).default({}),
     /** Path of the `toolyard-confine` helper. Default: `<bundleDir>/bin/toolyard-confine` next to the server. */
     confinementHelper: z.string().startsWith('/', 'must be an absolute path').optional(),
   })
