@@ -24,6 +24,24 @@ function cacheVolume(cache: PlannedCache): k8s.Volume {
   }
 }
 
+/**
+ * Whether a pod using these toolchains' caches mounts a claim only one node can mount: then an old and a new
+ * pod cannot run at once, and its Deployment replaces pods with the Recreate strategy.
+ */
+export function mountsSingleNodeCacheClaim(
+  plan: AgentPlan,
+  toolchains: readonly PlannedToolchain[],
+): boolean {
+  const used = new Set(toolchains.flatMap((t) => t.caches.map((use) => use.name)));
+  return plan.caches.some((cache) => {
+    if (!used.has(cache.name)) return false;
+    const volume = cache.volume;
+    if (volume.kind === 'existingClaim') return !volume.readWriteMany;
+    if (volume.kind === 'newClaim') return !volume.accessModes.includes('ReadWriteMany');
+    return false;
+  });
+}
+
 /** A toolchain's cache mounts at the pinned paths, in its spec order. */
 export function cacheMounts(toolchain: PlannedToolchain): k8s.VolumeMount[] {
   return toolchain.caches.flatMap((use) =>
