@@ -28,7 +28,7 @@ const rustFetching: Toolchain = {
 const container = (pod: Json, name: string) => pod.containers.find((c: Json) => c.name === name);
 const envOf = (c: Json) => Object.fromEntries(c.env.map((e: Json) => [e.name, e.value]));
 const serverConfig = (objects: readonly Json[], toolchain: string) =>
-  JSON.parse(find(objects, 'ConfigMap', `tiny-toolchain-${toolchain}`).data['config.json']);
+  JSON.parse((find(objects, 'ConfigMap', `tiny-toolchain-${toolchain}`) as Json).data['config.json']);
 
 describe('caches', () => {
   const objects = objectsOf(minimalAgent({ workspace: rustCaches, toolchains: [rustFetching] }));
