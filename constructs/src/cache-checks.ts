@@ -72,7 +72,7 @@ function checkDeclaredCaches(plan: AgentPlan): SpecProblem[] {
 
 function checkCacheUses(plan: AgentPlan, toolchain: PlannedToolchain, index: number): SpecProblem[] {
   const problems: SpecProblem[] = [];
-  const declared = plan.caches.map((c) => c.name);
+  const declared = [...new Set(plan.caches.map((c) => c.name))];
   const seen = new Map<string, string>();
   const ecosystems = new Map<string, string>();
   for (const use of toolchain.caches) {
