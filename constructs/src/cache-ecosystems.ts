@@ -49,7 +49,7 @@ export const CACHE_ECOSYSTEMS = {
     variables: (path) => ({ CARGO_TARGET_DIR: path }),
     verifiesOnRead: false,
     verification:
-      'Build outputs: cargo trusts its fingerprints and the artefacts beside them; a planted `.rlib` or build-script output is linked as is.',
+      'build outputs: cargo trusts its fingerprints and the artefacts beside them; a planted `.rlib` or build-script output is linked as is.',
     offline: () => ({}),
     fetchTools: [],
     preset: 'cargo',

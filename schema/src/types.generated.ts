@@ -192,7 +192,7 @@ export interface Cache {
    */
   name: string;
   /**
-   * Which tool uses it and how: `cargo`, `cargo-target`, `go`, `go-build`, `npm`, `pip`, `uv`, `maven`, `gradle`, `terraform`. `download` caches hold what a registry served; `build` caches hold what project code produced, and are never shared read-write between agents.
+   * Which tool uses it and how: `cargo`, `cargo-target`, `go`, `go-build`, `npm`, `pip`, `uv`, `maven`, `gradle`, `terraform`. Download caches hold what a registry served; build caches hold what project code produced, and are never shared read-write between agents.
    */
   ecosystem: string;
   volume?: CacheVolume;
