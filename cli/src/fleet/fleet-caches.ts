@@ -135,3 +135,29 @@ export function fleetCacheErrors(specs: readonly FleetSpec[]): SpecError[] {
   }
   return errors;
 }
+
+/**
+ * An agent's cache uses for `diff`, keyed rename-proof (toolchain, cache or claim, access). A key that starts
+ * with `writes-claim|` is a read-write use of an existing claim — a cache other agents may mount — and adding
+ * one (a new writer, or read-only → read-write) widens.
+ */
+export function cacheUseLines(uses: readonly FleetCacheUse[]): ReadonlyMap<string, string> {
+  const out = new Map<string, string>();
+  for (const u of uses) {
+    const where = u.claim !== undefined ? `claim ${u.claim}` : `its own ${u.cache}`;
+    const writesClaim = u.claim !== undefined && u.access === 'read-write';
+    const how =
+      u.access === 'read-write'
+        ? u.phase === 'fetch' && u.kind === 'download'
+          ? 'writes (fetch calls only)'
+          : 'writes'
+        : 'reads';
+    out.set(
+      `${writesClaim ? 'writes-claim' : 'use'}|${u.toolchain}|${u.claim ?? u.cache}|${u.access}|${u.phase}`,
+      `toolchain ${u.toolchain} ${how} cache ${u.cache} (${u.ecosystem}, ${u.kind}) on ${where}${u.shared ? ', shared with other agents' : ''}`,
+    );
+  }
+  return out;
+}
+
+export const isWideningCacheKey = (key: string): boolean => key.startsWith('writes-claim|');
