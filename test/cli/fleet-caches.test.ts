@@ -5,10 +5,11 @@
  * another agent mounts. Controls: the same specs with one writer, or the writer fetching in a phase, pass.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { siteCommand } from '../../cli/src/commands/site.ts';
 import { main } from '../../cli/src/main.ts';
 import { captureIo } from './capture-io.ts';
 
@@ -113,5 +114,33 @@ describe('fleet caches (validate dir/)', () => {
     });
     const { code, err } = await validate(dir);
     assert.equal(code, 0, err);
+  });
+});
+
+describe('fleet site: caches page', () => {
+  it('lists each claim used as a cache with who writes and who reads, and each agent’s own caches', async () => {
+    const sharedGomod =
+      '      - { name: gomod, ecosystem: go, volume: { persistentVolumeClaim: { claimName: team-gomod, readWriteMany: true } } }';
+    const dir = fleet({
+      'a.yaml': spec(
+        'alpha',
+        `${sharedGomod}\n      - { name: gobuild, ecosystem: go-build }`,
+        '[{ name: gomod }, { name: gobuild }]',
+        '{ ecosystems: [go], phase: fetch }',
+      ),
+      'b.yaml': spec('beta', sharedGomod, '[{ name: gomod, access: read-only }]'),
+    });
+    const out = join(temp, `site-${++counter}`);
+    const io = captureIo();
+    assert.equal(await siteCommand([dir, '-o', out, '--title', 'Fleet'], io), 0, io.stderrText());
+    const page = readFileSync(join(out, 'caches', 'index.html'), 'utf8');
+    assert.match(page, /<code>agents\/team-gomod<\/code>.*shared by 2 agents/s);
+    assert.match(
+      page,
+      /alpha<\/a>\/go: <span class="warn">writes \(fetch calls only\)<\/span> <code>gomod<\/code>/,
+    );
+    assert.match(page, /beta<\/a>\/go: <span class="yes">reads<\/span> <code>gomod<\/code>/);
+    assert.match(page, /id="own-caches".*alpha.*<code>gobuild<\/code>/s);
+    assert.match(readFileSync(join(out, 'index.html'), 'utf8'), /<a href="\.\/caches\/">Caches<\/a>/);
   });
 });

@@ -17,12 +17,13 @@ import { egressGraphSvg } from './egress-graph.ts';
 import { agentPage, type FleetData } from './fleet-data.ts';
 import { summaryCards } from './summary.ts';
 
-type Section = 'catalog' | 'authority' | 'egress' | 'agent';
+type Section = 'catalog' | 'authority' | 'egress' | 'caches' | 'agent';
 
 const NAV: readonly { section: Section; label: string; path: string }[] = [
   { section: 'catalog', label: 'Catalog', path: '' },
   { section: 'authority', label: 'Authority', path: 'authority/' },
   { section: 'egress', label: 'Egress', path: 'egress/' },
+  { section: 'caches', label: 'Caches', path: 'caches/' },
 ];
 
 export function layout(options: {
