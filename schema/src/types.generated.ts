@@ -69,14 +69,6 @@ export type Quantity = string;
  * via the `definition` "EnvName".
  */
 export type EnvName = string;
-/**
- * DNS names (`api.github.com`), or `*.` and a name for its subdomains (`*.example.com`, not `example.com` itself), optionally with `:port`. Lower case; no IP literals; no pattern over a whole top-level domain.
- */
-export type Hosts = string[];
-/**
- * Named package ecosystems, each a fixed list of hosts: `npm`, `pypi`, `crates`, `rustup`, `go`, `terraform`, `helm`, `maven`, `gradle`, `rubygems`, `nuget`, `github`, `dockerhub`, `ghcr`.
- */
-export type Ecosystems = string[];
 
 /**
  * A toolyard Agent: model backends, toolchain sidecars, MCP gateways and their policy, rendered by toolyard into Kubernetes manifests.
@@ -1036,8 +1028,14 @@ export interface ClaimWorkspace {
  * via the `definition` "NamedEgress".
  */
 export interface NamedEgress {
-  hosts?: Hosts;
-  ecosystems?: Ecosystems;
+  /**
+   * DNS names (`api.github.com`), or `*.` and a name for its subdomains (`*.example.com`, not `example.com` itself), optionally with `:port`. Lower case; no IP literals; no pattern over a whole top-level domain.
+   */
+  hosts?: string[];
+  /**
+   * Named package ecosystems, each a fixed list of hosts: `npm`, `pypi`, `crates`, `rustup`, `go`, `terraform`, `helm`, `maven`, `gradle`, `rubygems`, `nuget`, `github`, `dockerhub`, `ghcr`.
+   */
+  ecosystems?: string[];
 }
 /**
  * A pod-local emptyDir cache.
@@ -1069,14 +1067,20 @@ export interface ClaimCache {
   persistentVolumeClaim: ExistingClaim | ClaimTemplate;
 }
 /**
- * A toolchain's egress by name (the hosts and ecosystems of NamedEgress), and when it may use it.
+ * A toolchain's egress by name: the hosts and ecosystems of NamedEgress (the same fields), and when it may use them.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "ToolchainNamedEgress".
  */
 export interface ToolchainNamedEgress {
-  hosts?: Hosts;
-  ecosystems?: Ecosystems;
+  /**
+   * DNS names (`api.github.com`), or `*.` and a name for its subdomains (`*.example.com`, not `example.com` itself), optionally with `:port`. Lower case; no IP literals; no pattern over a whole top-level domain.
+   */
+  hosts?: string[];
+  /**
+   * Named package ecosystems, each a fixed list of hosts: `npm`, `pypi`, `crates`, `rustup`, `go`, `terraform`, `helm`, `maven`, `gradle`, `rubygems`, `nuget`, `github`, `dockerhub`, `ghcr`.
+   */
+  ecosystems?: string[];
   /**
    * `always`: every call may reach the listed hosts through the broker. `fetch`: only the structured fetch tools (`cargo_fetch`, `go_mod_download`, `npm_ci_fetch`, `pip_download`, `uv_sync_fetch`), which run no project code, get the proxy and may write download caches; every other call runs with no egress, its download caches read-only and its tools offline (docs/caches.md). Needs the broker.
    */

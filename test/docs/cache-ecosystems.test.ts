@@ -60,3 +60,13 @@ describe('cache ecosystems', () => {
     }
   });
 });
+
+describe('toolchain egress by name', () => {
+  it("has NamedEgress's hosts and ecosystems, field for field, plus phase", () => {
+    const schema = JSON.parse(readFileSync(join(REPO_ROOT, 'schema', 'agent.schema.json'), 'utf8'));
+    const { hosts, ecosystems, phase, ...rest } = schema.definitions.ToolchainNamedEgress.properties;
+    assert.deepEqual({ hosts, ecosystems }, schema.definitions.NamedEgress.properties);
+    assert.deepEqual(rest, {});
+    assert.deepEqual(phase.enum, ['always', 'fetch']);
+  });
+});
