@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { stringify } from 'yaml';
+import { checkSpecSources } from '../../cli/src/read-specs.ts';
 import { type KubeObject, renderAgent } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { minimalAgent, rustToolchain } from '../constructs/fixtures.ts';
@@ -140,5 +142,30 @@ describe('generated specs cover caches', () => {
     );
     assert.ok(toolchains.some((t) => t.placement === 'pod' && (t.caches ?? []).length > 0));
     assert.ok(new Set(caches.map((c) => c.ecosystem)).size >= 8, 'most ecosystems');
+  });
+
+  it('a fleet of generated specs passes the fleet-wide sharing rules, and shares claims', () => {
+    const sources = Array.from({ length: 250 }, (_, i) => {
+      const spec = generateSpec(20250101 + i);
+      spec.metadata.name = `gen-${i}`;
+      return { file: `gen-${i}.yaml`, text: stringify(spec) };
+    });
+    const { specs, errors } = checkSpecSources(sources);
+    assert.deepEqual(errors, []);
+    const claims = specs.flatMap((s) =>
+      (s.agent.spec.workspace?.caches ?? []).flatMap((c) => {
+        const claim = (c.volume as Loose)?.persistentVolumeClaim?.claimName;
+        return claim ? [`${s.agent.metadata.namespace ?? 'default'}/${claim}|${s.agent.metadata.name}`] : [];
+      }),
+    );
+    const agentsPerClaim = new Map<string, Set<string>>();
+    for (const entry of claims) {
+      const [claim, agent] = entry.split('|') as [string, string];
+      agentsPerClaim.set(claim, (agentsPerClaim.get(claim) ?? new Set()).add(agent));
+    }
+    assert.ok(
+      [...agentsPerClaim.values()].some((agents) => agents.size > 1),
+      'some claim shared by agents',
+    );
   });
 });

@@ -48,7 +48,7 @@ export function withCaches(agent: ToolyardAgent, seed: number): ToolyardAgent {
         (c) =>
           c.ecosystem === ecosystem && random.bool(0.5) && claimFits(c, inPod) && sharedFits(c, info.kind),
       );
-      const cache = reuse ?? declare(random, caches, ecosystem, inPod);
+      const cache = reuse ?? declare(random, caches, ecosystem, inPod, seed);
       const shared = isShared(cache);
       const mayWrite = !shared || info.verifiesOnRead || fetching;
       const readOnly = !info.needsWrite && (!mayWrite || random.bool(0.25));
@@ -106,7 +106,13 @@ function sharedFits(cache: Cache, kind: 'download' | 'build'): boolean {
   return kind === 'download' || !isShared(cache);
 }
 
-function declare(random: Random, caches: Cache[], ecosystem: CacheEcosystemName, inPod: boolean): Cache {
+function declare(
+  random: Random,
+  caches: Cache[],
+  ecosystem: CacheEcosystemName,
+  inPod: boolean,
+  seed: number,
+): Cache {
   const name = caches.some((c) => c.name === ecosystem) ? `${ecosystem}-${caches.length}` : ecosystem;
   const build = cacheEcosystem(ecosystem).kind === 'build';
   const rwx = inPod || random.bool(0.3);
@@ -124,13 +130,12 @@ function declare(random: Random, caches: Cache[], ecosystem: CacheEcosystemName,
             : {}),
       },
     }),
-    // An existing claim: shared with other agents when ReadWriteMany (never for a build cache).
-    () => ({
-      persistentVolumeClaim: {
-        claimName: `team-${name}`,
-        ...(!build && rwx ? { readWriteMany: true } : {}),
-      },
-    }),
+    // An existing claim: the team's, shared with other agents, when ReadWriteMany (never for a build cache);
+    // else one of this spec's own, so a fleet of generated specs never has two agents write one claim.
+    () =>
+      !build && rwx
+        ? { persistentVolumeClaim: { claimName: `team-${name}`, readWriteMany: true } }
+        : { persistentVolumeClaim: { claimName: `own-${seed}-${name}` } },
   ])();
   // A build cache on an existing claim in a toolchain pod would need readWriteMany (shared): keep it new.
   const fixed =
