@@ -111,8 +111,8 @@ function checkCacheUses(plan: AgentPlan, toolchain: PlannedToolchain, index: num
     if (use.access === 'read-only' && cacheEcosystem(ecosystem).needsWrite)
       problems.push({
         path: `${use.specPath}/access`,
-        message: `toolchain "${toolchain.name}" uses the ${ecosystem} cache "${use.name}" read-only, but ${cacheEcosystem(ecosystem).note}`,
-        hint: `use it read-write (a build cache is then this agent's own), or remove it from the toolchain`,
+        message: `toolchain "${toolchain.name}" uses the ${ecosystem} cache "${use.name}" read-only, but its tool cannot run with it read-only`,
+        hint: `${cacheEcosystem(ecosystem).note} Use it read-write (a build cache is then this agent's own), or remove it from the toolchain`,
       });
     if (toolchain.pod && use.cache.volume.kind !== 'emptyDir' && !claimIsRwx(use.cache))
       problems.push({

@@ -55,7 +55,7 @@ export const CACHE_ECOSYSTEMS = {
     preset: 'cargo',
     configFiles: [],
     needsWrite: true,
-    note: 'cargo writes its lock and fingerprints into the target directory on every build.',
+    note: 'Never read-only: cargo writes its lock and fingerprints into the target directory on every build, warm or not (cargo 1.95: "Permission denied").',
   },
   go: {
     kind: 'download',
@@ -80,8 +80,8 @@ export const CACHE_ECOSYSTEMS = {
     fetchTools: [],
     preset: 'go',
     configFiles: [],
-    needsWrite: true,
-    note: 'go needs a writable `GOCACHE` for every build and test (there is no read-only mode since Go 1.12).',
+    needsWrite: false,
+    note: 'Read-only works: go treats cache writes as best effort and rebuilds what it misses (Debian Go 1.19: `go build` with a read-only, partly cold `GOCACHE`). So a build cache another job warms can be read by agents.',
   },
   npm: {
     kind: 'download',
