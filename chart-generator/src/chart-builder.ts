@@ -4,9 +4,12 @@
  * and collects the values tree. Pod specs and containers are lifted in `pod-template.ts`.
  */
 import { CONFIG_HASH_ANNOTATION as CONFIG_HASH } from '../../constructs/src/agent-workload.ts';
+import { BROKER_CONFIG_FILE } from '../../constructs/src/broker.ts';
+import { brokerConfigHash, brokerConfigText } from '../../constructs/src/broker-config.ts';
 import { BROKER_COMPONENT, LABEL, MANAGED_BY, PART_OF } from '../../constructs/src/names.ts';
 import { type AgentPlan, type PlannedDeployedGateway, podToolchains } from '../../constructs/src/plan.ts';
 import type { KubeObject, RenderResult } from '../../constructs/src/render.ts';
+import { brokerConfigEntry, brokerConfigHashExpr, brokerEgressValues } from './broker-config-template.ts';
 import { cacheClaimCondition, cacheClaimSpec, cacheOfClaim } from './cache-values.ts';
 import { type ComponentValues, componentNodes, componentValues } from './component-values.ts';
 import { claimSpec, persistenceRef, podSpec, volumeClaimTemplates } from './pod-template.ts';
@@ -267,15 +270,18 @@ export class ChartBuilder {
         const literal: Record<string, string> = {};
         if (annotations[CONFIG_HASH] !== undefined) literal[CONFIG_HASH] = annotations[CONFIG_HASH];
         const lifted = without(without(annotations, this.plan.annotations), literal);
+        const hashExpr = this.isBroker(component) ? this.brokerHashExpr(literal[CONFIG_HASH]) : undefined;
         values.pod.push(
           leaf('podLabels', 'Extra labels of the pods (never part of selectors).', STRING_MAP, {}),
           leaf('podAnnotations', 'Extra annotations of the pods.', STRING_MAP, lifted),
         );
         const podAnnotations = valuesRef([...values.path, 'podAnnotations']);
-        annotationsExpr =
-          Object.keys(literal).length > 0
-            ? `(merge ${dictLiteral(literal)} ${podAnnotations})`
-            : podAnnotations;
+        const literalExpr = hashExpr
+          ? `(dict ${goString(CONFIG_HASH)} (${hashExpr}))`
+          : Object.keys(literal).length > 0
+            ? dictLiteral(literal)
+            : undefined;
+        annotationsExpr = literalExpr ? `(merge ${literalExpr} ${podAnnotations})` : podAnnotations;
         labelsExpr = valuesRef([...values.path, 'podLabels']);
       } else if (role === 'object' && object.kind === 'ServiceAccount') {
         values.serviceAccount = group('serviceAccount', 'The ServiceAccount of these pods.', [
@@ -333,6 +339,23 @@ export class ChartBuilder {
     });
   }
 
+  isBroker(component: string): boolean {
+    return component === BROKER_COMPONENT && this.plan.broker.enabled;
+  }
+
+  /**
+   * The broker pod's config hash as Helm computes it from the config it renders. The renderer's must be the
+   * same function of the same text, or default values would not render synth's bytes: checked here.
+   */
+  brokerHashExpr(rendered: string | undefined): string {
+    const expected = brokerConfigHash(brokerConfigText(this.plan));
+    if (rendered !== expected)
+      throw new Error(
+        `internal error: the broker's ${CONFIG_HASH} is ${rendered}, not the SHA-1 prefix ${expected} of its config`,
+      );
+    return brokerConfigHashExpr(this.chart);
+  }
+
   // ---------------------------------------------------------------- generic walk
   /** A string field that names an object of the chart, a Secret, a namespace, or holds a service host. */
   transformString(object: KubeObject, value: string, path: Path): unknown {
@@ -367,6 +390,8 @@ export class ChartBuilder {
     const isWorkload = object.kind === 'Deployment' || object.kind === 'StatefulSet';
     const at = (...p: (string | number)[]): boolean =>
       p.length === path.length && p.every((k, i) => k === path[i]);
+    if (object.kind === 'ConfigMap' && this.isBroker(component) && at('data', BROKER_CONFIG_FILE))
+      return brokerConfigEntry(this.chart);
     if (typeof value === 'string') return this.transformString(object, value, path);
     if (Array.isArray(value)) return value.map((v, i) => this.transform(object, v, [...path, i], component));
     if (typeof value !== 'object' || value === null) return value;
@@ -412,9 +437,11 @@ export class ChartBuilder {
             'replicas',
             component === 'agent'
               ? 'Number of agent pods (each with its own emptyDir workspace; a shared claim must be ReadWriteMany).'
-              : this.toolchainOf(component)
-                ? "Number of toolchain pods. Keep 1: an MCP session lives in one server process, and the Service spreads a client's connections over every pod."
-                : 'Number of gateway replicas.',
+              : this.isBroker(component)
+                ? 'Number of broker pods (each holds the same config and secrets; the Service spreads callers over them).'
+                : this.toolchainOf(component)
+                  ? "Number of toolchain pods. Keep 1: an MCP session lives in one server process, and the Service spreads a client's connections over every pod."
+                  : 'Number of gateway replicas.',
             { type: 'integer', minimum: 0 },
             v,
           ),
@@ -479,6 +506,12 @@ export class ChartBuilder {
     return condition ? `{{- if ${condition} }}\n${body}\n{{- end }}` : body;
   }
 
+  /** The broker's values: its pod's, then `egress` (each caller's hosts and ecosystems). */
+  brokerNodes(broker: ComponentValues): ValueNode[] {
+    const egress = brokerEgressValues(this.plan);
+    return [...componentNodes(broker), ...(egress ? [egress] : [])];
+  }
+
   componentGroups(): {
     agent: ValueNode | undefined;
     broker: ValueNode | undefined;
@@ -493,7 +526,7 @@ export class ChartBuilder {
     );
     return {
       agent: agent ? group('agent', agent.description, componentNodes(agent)) : undefined,
-      broker: broker ? group('broker', broker.description, componentNodes(broker)) : undefined,
+      broker: broker ? group('broker', broker.description, this.brokerNodes(broker)) : undefined,
       toolchains:
         toolchains.length > 0
           ? group(

@@ -118,6 +118,23 @@ export function ciValues(
       `${header('Without NetworkPolicies (e.g. a cluster whose CNI does not enforce them).')}networkPolicy:\n  enabled: false\n`,
     ]);
   }
+  const egress = ((values['broker'] as Json | undefined)?.['egress'] ?? {}) as Record<string, Json>;
+  const [firstCaller, firstEgress] = Object.entries(egress)[0] ?? [];
+  if (firstCaller && firstEgress) {
+    out.push([
+      'ci/egress-values.yaml',
+      header(
+        `One container's egress by name widened: a host added to "${firstCaller}" (the broker's config.json and config hash follow; nothing else changes).`,
+      ) +
+        yaml({
+          broker: {
+            egress: {
+              [firstCaller]: { hosts: [...(firstEgress['hosts'] as string[]), 'artifacts.ci.example.com'] },
+            },
+          },
+        }),
+    ]);
+  }
   out.push([
     'ci/openshift-values.yaml',
     `${header("OpenShift's restricted SCC: user, group and fsGroup ids come from the namespace, not the chart.")}${yaml({ global: { compatibility: { openshift: { adaptSecurityContext: 'force' } } } })}`,

@@ -2,6 +2,7 @@
 import { allPodEgress, describeDestination, describePorts } from '../../constructs/src/effective-egress.ts';
 import type { AgentPlan } from '../../constructs/src/plan.ts';
 import { deployedGateways, podToolchains, sidecarToolchains } from '../../constructs/src/plan.ts';
+import { brokerEgressNotes } from './broker-config-template.ts';
 import type { ChartBuilder } from './chart-builder.ts';
 import { createSecretArgs, describeUse, type SecretSummary } from './secret-refs.ts';
 import { escapeLiteral, goString } from './template-yaml.ts';
@@ -145,5 +146,6 @@ export function chartNotes(
   } else {
     lines.push('  The spec disables NetworkPolicies: every pod may reach anything.');
   }
+  lines.push(...brokerEgressNotes(plan));
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,6 @@
 /** The chart's README.md, with a values table generated from the values tree (= the schema). Pure. */
 import type { AgentPlan } from '../../constructs/src/plan.ts';
+import { egressCallers } from './broker-config-template.ts';
 import { createSecretArgs, describeUse, type SecretSummary } from './secret-refs.ts';
 import { markdownValuesTable, type ValueNode } from './values-model.ts';
 
@@ -57,6 +58,13 @@ function storageLine(plan: AgentPlan): string {
   return '- **Storage**: the workspace is an emptyDir; `agent.persistence.existingClaim` mounts an existing claim instead.';
 }
 
+function egressLine(plan: AgentPlan): string {
+  const callers = egressCallers(plan);
+  if (callers.length === 0) return '';
+  return `- **Egress allowlists**: ${callers.map((c) => `\`broker.egress.${c.key}\``).join(', ')} hold the hosts and ecosystems each container may reach through the broker (lists replace the defaults: give every host). The broker's config.json follows, and its pod rolls.
+`;
+}
+
 export function chartReadme(r: ReadmeInput): string {
   return `# ${r.name}
 
@@ -90,7 +98,7 @@ ${secretsSection(r)}
 ## Installing elsewhere
 
 ${storageLine(r.plan)}
-- **OpenShift**: \`global.compatibility.openshift.adaptSecurityContext\` (\`auto\` by default) leaves
+${egressLine(r.plan)}- **OpenShift**: \`global.compatibility.openshift.adaptSecurityContext\` (\`auto\` by default) leaves
   \`runAsUser\`, \`runAsGroup\` and \`fsGroup\` out of every security context on clusters serving
   \`security.openshift.io/v1\`, so the restricted SCC assigns them.
 - **Security contexts**: \`*.podSecurityContext\` and \`*.securityContext\` are merged over the restricted

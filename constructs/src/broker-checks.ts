@@ -10,7 +10,8 @@ import { ECOSYSTEM_NAMES, isEcosystem } from './ecosystems.ts';
 import type { AgentPlan, PlannedNamedEgress } from './plan.ts';
 
 const MAX_NAME = 63;
-const HOST_NAME = /^(\*\.)?([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]([-a-z0-9]*[a-z0-9])?$/;
+/** A host pattern of `network.egress.hosts` without its port: a lower-case DNS name, or `*.` and one. */
+export const EGRESS_HOST_NAME = /^(\*\.)?([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const IPV4 = /^[0-9]+(\.[0-9]+){3}$/;
 
 export function checkBroker(plan: AgentPlan): SpecProblem[] {
@@ -38,7 +39,7 @@ export function hostPatternProblem(text: string): string | undefined {
   if (host !== host.toLowerCase()) return `must be lower case: write "${text.toLowerCase()}"`;
   if (host.includes('*') && !host.startsWith('*.'))
     return 'may only start with "*." (all subdomains of one name), e.g. *.example.com';
-  if (!HOST_NAME.test(host)) return 'is not a DNS name (lower-case labels separated by dots)';
+  if (!EGRESS_HOST_NAME.test(host)) return 'is not a DNS name (lower-case labels separated by dots)';
   return undefined;
 }
 

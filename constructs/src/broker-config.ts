@@ -1,11 +1,15 @@
 /**
  * The broker's config.json: built here from the plan, parsed by `toolyard-broker` with the contract's schema
  * (toolchain-server/broker/config.ts). Routes carry the file their credential is mounted at, callers the file
- * of their token; the broker pod mounts exactly those files (broker.ts).
+ * of their token; the broker pod mounts exactly those files (broker.ts). The text is written as Go writes
+ * JSON and hashed with SHA-1, so a chart can build the same file from values with `mustToPrettyJson` and the
+ * same `toolyard.dev/config-hash` with `sha1sum` (chart-generator/src/broker-config-template.ts).
  */
+import { createHash } from 'node:crypto';
 import type { BrokerConfigInput } from '../../toolchain-server/broker/config.ts';
 import { assertBrokerContract } from './broker-contract.ts';
 import { BROKER_POD_PATHS } from './defaults.ts';
+import { goPrettyJson } from './go-json.ts';
 import type { AgentPlan } from './plan.ts';
 
 /** Where a route's credential is mounted in the broker: `<keysDir>/<route>/key`. */
@@ -50,9 +54,21 @@ export function brokerConfig(plan: AgentPlan): BrokerConfigInput {
   };
 }
 
-/** The config as the ConfigMap carries it; proven parseable by the broker's schema before it is emitted. */
-export function brokerConfigJson(plan: AgentPlan): string {
+/**
+ * The config's JSON text, as Go's `json.MarshalIndent(config, "", "  ")` (and so Helm's `mustToPrettyJson`)
+ * writes it, without a trailing newline; proven parseable by the broker's schema first.
+ */
+export function brokerConfigText(plan: AgentPlan): string {
   const config = brokerConfig(plan);
   assertBrokerContract(config);
-  return `${JSON.stringify(config, null, 2)}\n`;
+  return goPrettyJson(config);
+}
+
+/**
+ * The broker pod's `toolyard.dev/config-hash`: the first 8 hex digits of the SHA-1 of the config text — what a
+ * chart computes with `include "<chart>.brokerConfig" $ | sha1sum | trunc 8`. SHA-1, not SHA-256: the browser
+ * playground renders the same bytes with its synchronous SHA-1 (site/src/playground/shims/crypto.ts).
+ */
+export function brokerConfigHash(configText: string): string {
+  return createHash('sha1').update(configText).digest('hex').slice(0, 8);
 }

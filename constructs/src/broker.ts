@@ -3,8 +3,8 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { brokerCommand } from '../../toolchain-server/src/launch.ts';
 import { CONFIG_HASH_ANNOTATION } from './agent-workload.ts';
-import { brokerConfigJson } from './broker-config.ts';
-import { contentHash, resourceRequirements, serverProbes } from './container-parts.ts';
+import { brokerConfigHash, brokerConfigText } from './broker-config.ts';
+import { resourceRequirements, serverProbes } from './container-parts.ts';
 import { BROKER_POD_PATHS, PATHS, TOKEN_FILE_MODE } from './defaults.ts';
 import type { AgentPlan } from './plan.ts';
 import { pullSecrets, restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
@@ -45,7 +45,8 @@ export class Broker extends Construct {
       metadata,
       automountToken: false,
     });
-    this.configJson = brokerConfigJson(plan);
+    const configText = brokerConfigText(plan);
+    this.configJson = `${configText}\n`;
     this.configMap = new plus.ConfigMap(this, 'config', {
       metadata,
       data: { [BROKER_CONFIG_FILE]: this.configJson },
@@ -86,7 +87,7 @@ export class Broker extends Construct {
         template: {
           metadata: {
             labels,
-            annotations: { ...plan.annotations, [CONFIG_HASH_ANNOTATION]: contentHash([this.configJson]) },
+            annotations: { ...plan.annotations, [CONFIG_HASH_ANNOTATION]: brokerConfigHash(configText) },
           },
           spec: {
             serviceAccountName: broker.objectName,

@@ -15,9 +15,9 @@
  * - Timeouts: `timeout` (milliseconds) per server.
  */
 
+import type { ClientConfigFormat, McpServerEntry } from './client-config-types.ts';
 import { mergeClientSettings } from './client-settings.ts';
 import { CLIENT_CONFIG_PATHS } from './defaults.ts';
-import type { ClientConfigFormat, McpServerEntry } from './mcp-client-configs.ts';
 
 export const CLAUDE_MANAGED_MCP = 'managed-mcp.json';
 export const CLAUDE_MANAGED_SETTINGS = 'managed-settings.json';

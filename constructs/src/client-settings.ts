@@ -3,7 +3,7 @@
  * toolyard sets itself (or a whole reserved subtree) may not be set again, so nothing the contract depends on
  * (MCP servers, their approvals, trust and timeouts, the hardening keys) can be overridden from a spec.
  */
-import type { ClientConfigProblem } from './mcp-client-configs.ts';
+import type { ClientConfigProblem } from './client-config-types.ts';
 
 export type JsonObject = { readonly [key: string]: unknown };
 

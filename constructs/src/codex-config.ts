@@ -11,9 +11,10 @@
  *   without its tools.
  * - Timeouts: `tool_timeout_sec` per server; `startup_timeout_sec` leaves the sidecars time to come up.
  */
+
+import type { ClientConfigFormat, ClientConfigProblem, McpServerEntry } from './client-config-types.ts';
 import { type JsonObject, mergeClientSettings } from './client-settings.ts';
 import { CLIENT_CONFIG_PATHS } from './defaults.ts';
-import type { ClientConfigFormat, ClientConfigProblem, McpServerEntry } from './mcp-client-configs.ts';
 import { type TomlValue, tomlProblems, toToml } from './toml.ts';
 
 export const CODEX_CONFIG = 'config.toml';

@@ -6,10 +6,10 @@
  * `TOOLYARD_MCP_CONFIG` names `mcp.json`, `TOOLYARD_MCP_CONFIG_DIR` the directory.
  */
 import { claudeServerEntries, json } from './claude-code-config.ts';
+import type { ClientConfigFormat, ClientConfigProblem } from './client-config-types.ts';
 import { codexServerTables } from './codex-config.ts';
 import { DEFAULT_MCP_CONFIG_PATH } from './defaults.ts';
 import { geminiServerEntries } from './gemini-cli-config.ts';
-import type { ClientConfigFormat, ClientConfigProblem } from './mcp-client-configs.ts';
 import { toToml } from './toml.ts';
 
 export const CUSTOM_FILES = { claude: 'mcp.json', codex: 'config.toml', gemini: 'settings.json' } as const;

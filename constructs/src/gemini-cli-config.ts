@@ -15,9 +15,9 @@
  */
 
 import { json } from './claude-code-config.ts';
+import type { ClientConfigFormat, McpServerEntry } from './client-config-types.ts';
 import { type JsonObject, mergeClientSettings } from './client-settings.ts';
 import { CLIENT_CONFIG_PATHS } from './defaults.ts';
-import type { ClientConfigFormat, McpServerEntry } from './mcp-client-configs.ts';
 
 export const GEMINI_SETTINGS = 'settings.json';
 

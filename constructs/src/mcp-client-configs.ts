@@ -7,71 +7,27 @@
  * environment variables, never as values. The formats live in one file per CLI.
  */
 import { claudeCodeConfig } from './claude-code-config.ts';
+import type {
+  BackendClientConfig,
+  ClientConfigFormat,
+  McpClientConfigFile,
+  McpServerEntry,
+} from './client-config-types.ts';
 import { codexConfig } from './codex-config.ts';
 import { customBackendConfig } from './custom-backend-config.ts';
 import { BROKER_TOKEN_ENV, CLIENT_TIMEOUT_MARGIN_SECONDS } from './defaults.ts';
 import { geminiCliConfig } from './gemini-cli-config.ts';
 import type { AgentPlan, BackendType, PlannedBackend } from './plan.ts';
 
-/** One MCP server as every format sees it. */
-export interface McpServerEntry {
-  readonly name: string;
-  readonly url: string;
-  readonly kind: 'toolchain' | 'gateway';
-  /** Environment variable holding the bearer token, if the server needs one. */
-  readonly tokenEnv?: string;
-  /** Calls run without an interactive approval (headless runs can call nothing else). */
-  readonly preApproved: boolean;
-  /** How long the client waits for one tool call. */
-  readonly toolTimeoutSeconds: number;
-}
-
-/** One generated file of one backend. */
-export interface McpClientConfigFile {
-  readonly backend: string;
-  readonly type: BackendType;
-  /** File name in the backend's config mount, also the ConfigMap item path. */
-  readonly fileName: string;
-  /** Key in the shared ConfigMap: `<backend>.<fileName>`. */
-  readonly configMapKey: string;
-  /** Absolute path of the file in the backend container. */
-  readonly path: string;
-  readonly content: string;
-}
-
-/** How a backend's files appear in its container. */
-export type ClientConfigMount =
-  | { readonly kind: 'directory'; readonly path: string }
-  /** A single file mounted by `subPath`: for CLIs that refuse settings in a group-writable directory. */
-  | { readonly kind: 'file'; readonly path: string; readonly fileName: string };
-
-export interface BackendClientConfig {
-  readonly backend: string;
-  readonly type: BackendType;
-  readonly files: readonly McpClientConfigFile[];
-  readonly mount: ClientConfigMount;
-  /** Variables the CLI needs to find and use the config in a headless run. */
-  readonly env: Readonly<Record<string, string>>;
-}
-
-/** What one format produces before it is placed: file contents by name, mount and env. */
-export interface ClientConfigDraft {
-  readonly files: Readonly<Record<string, string>>;
-  readonly mount: ClientConfigMount;
-  readonly env: Readonly<Record<string, string>>;
-}
-
-/** A spec problem found while generating, at a JSON pointer below the backend. */
-export interface ClientConfigProblem {
-  readonly pointer: string;
-  readonly message: string;
-  readonly hint?: string;
-}
-
-export type ClientConfigFormat = (
-  backend: PlannedBackend,
-  servers: readonly McpServerEntry[],
-) => { draft: ClientConfigDraft; problems: ClientConfigProblem[] };
+export type {
+  BackendClientConfig,
+  ClientConfigDraft,
+  ClientConfigFormat,
+  ClientConfigMount,
+  ClientConfigProblem,
+  McpClientConfigFile,
+  McpServerEntry,
+} from './client-config-types.ts';
 
 const FORMATS: Readonly<Record<BackendType, ClientConfigFormat>> = {
   claude: claudeCodeConfig,

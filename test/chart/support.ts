@@ -27,6 +27,8 @@ export interface RenderOptions {
   readonly printValues?: boolean;
   /** Print the objects as a JSON array (YAML 1.1 converted as Kubernetes converts it) instead of YAML. */
   readonly json?: boolean;
+  /** Skip Helm's values-schema validation, as `--skip-schema-validation`. */
+  readonly skipSchemaValidation?: boolean;
 }
 
 export interface RenderOutcome {
@@ -90,6 +92,7 @@ export function helmTemplate(chartDir: string, options: RenderOptions): RenderOu
     }
     args.push(dir, '--namespace', options.namespace);
     if (options.skipTests) args.push('--skip-tests');
+    if (options.skipSchemaValidation) args.push('--skip-schema-validation');
     if (options.printValues) args.push('--show-only', PRINT_VALUES_TEMPLATE);
     for (const version of options.apiVersions ?? []) args.push('--api-versions', version);
     for (const [index, values] of (options.values ?? []).entries()) {

@@ -164,6 +164,36 @@ describe('the fleet site in Chromium', { skip }, () => {
     await page.close();
   });
 
+  test('egress by host: a host, a way of reaching and where keys are held each narrow the rows', async () => {
+    const page = await context.newPage();
+    await page.goto(`${server.origin}/hosts/`);
+    const hosts = page.locator('#hosts tbody tr');
+    const visible = page.locator('#hosts tbody tr:visible');
+    const all = await hosts.count();
+    assert.ok(all > 5);
+    // The search reads the row's containers too (by reference): web-infra's node toolchain reaches npm's registry.
+    await page.getByLabel('Search').first().fill('registry.npmjs.org');
+    assert.ok((await visible.count()) >= 1);
+    for (const text of await visible.allTextContents()) assert.match(text, /registry\.npmjs\.org/);
+    assert.match((await visible.first().textContent()) ?? '', /web-infra/);
+    await page.getByLabel('Search').first().fill('');
+    await page.locator('select[data-filter="way"]').selectOption('model-route');
+    const routes = await visible.allTextContents();
+    assert.ok(routes.length > 0 && routes.length < all);
+    for (const text of routes) assert.match(text, /model route/);
+    assert.equal(await page.locator('[data-count="rows"]').textContent(), `${routes.length} of ${all} rows`);
+    // Credential holders: "also by other containers" leaves the agents without a broker (or with tokens outside).
+    const holders = page.locator('#credential-holders tbody tr:visible');
+    const before = await holders.count();
+    await page.locator('select[data-filter="held"]').selectOption('containers');
+    const outside = await holders.count();
+    assert.ok(outside < before);
+    // Each row left names a holder other than the broker, marked.
+    for (const row of await holders.all()) assert.ok((await row.locator('td span.warn').count()) > 0);
+    await page.screenshot({ path: join(RESULTS, 'fleet-hosts.png') });
+    await page.close();
+  });
+
   test("an agent page draws the playground's pod diagram and links its downloads", async () => {
     const page = await context.newPage();
     await page.goto(`${server.origin}/agents/reviewer/`);
@@ -278,6 +308,7 @@ describe('the fleet site in Chromium', { skip }, () => {
           ['catalog', '/'],
           ['authority', '/authority/'],
           ['egress', '/egress/'],
+          ['hosts', '/hosts/'],
           ['agent', '/agents/reviewer/'],
         ] as const) {
           await page.goto(`${server.origin}${path}`);
@@ -329,6 +360,7 @@ describe('the fleet site in Chromium', { skip }, () => {
     ['catalog', '/'],
     ['authority', '/authority/'],
     ['egress', '/egress/'],
+    ['egress by host', '/hosts/'],
     ['agent page', '/agents/operator/'],
   ] as const) {
     test(`axe: the ${name} (${path}) has no serious or critical violations`, async () => {

@@ -20,6 +20,8 @@ import { authorityPage } from './authority-page.ts';
 import { cachesPage } from './caches-page.ts';
 import { FAVICON_SVG, faviconIco } from './favicon.ts';
 import { agentPage, fleetData } from './fleet-data.ts';
+import { type AgentReach, agentReach } from './host-reach.ts';
+import { hostsPage } from './hosts-page.ts';
 import { agentPageHtml, catalogPage, egressPage } from './pages.ts';
 
 export interface SiteOptions {
@@ -60,6 +62,8 @@ export interface AgentSiteFiles {
   readonly files: readonly OutputFile[];
   readonly agent: FleetAgent;
   readonly index: IndexEntry;
+  /** Its egress by host and its holders of model keys and gateway tokens (the by-host page). */
+  readonly reach: AgentReach;
 }
 
 export function agentSiteFiles(file: string, result: RenderResult, options: SiteOptions): AgentSiteFiles {
@@ -89,6 +93,7 @@ export function agentSiteFiles(file: string, result: RenderResult, options: Site
       { path: `${dir}index.html`, content: page },
     ],
     agent,
+    reach: agentReach(result.plan),
     index: {
       chartYaml: parse(chart.files.get('Chart.yaml')!) as Record<string, unknown>,
       fileName: packaged.fileName,
@@ -107,6 +112,13 @@ export function fleetSiteFiles(shares: readonly AgentSiteFiles[], options: SiteO
     { path: 'index.html', content: catalogPage(agents, data, options.title) },
     { path: 'authority/index.html', content: authorityPage(data, options.title) },
     { path: 'egress/index.html', content: egressPage(data, options.title) },
+    {
+      path: 'hosts/index.html',
+      content: hostsPage(
+        sorted.map((s) => s.reach),
+        options.title,
+      ),
+    },
     { path: 'caches/index.html', content: cachesPage(agents, options.title) },
     { path: 'fleet.json', content: `${JSON.stringify(data)}\n` },
     {

@@ -17,12 +17,13 @@ import { egressGraphSvg } from './egress-graph.ts';
 import { agentPage, type FleetData } from './fleet-data.ts';
 import { summaryCards } from './summary.ts';
 
-type Section = 'catalog' | 'authority' | 'egress' | 'caches' | 'agent';
+type Section = 'catalog' | 'authority' | 'egress' | 'hosts' | 'caches' | 'agent';
 
 const NAV: readonly { section: Section; label: string; path: string }[] = [
   { section: 'catalog', label: 'Catalog', path: '' },
   { section: 'authority', label: 'Authority', path: 'authority/' },
   { section: 'egress', label: 'Egress', path: 'egress/' },
+  { section: 'hosts', label: 'Hosts', path: 'hosts/' },
   { section: 'caches', label: 'Caches', path: 'caches/' },
 ];
 
@@ -198,6 +199,7 @@ export function agentPageHtml(input: AgentPageInput, site: string): string {
 <dt>Namespace</dt><dd><code>${a.namespace}</code></dd>
 <dt>Spec</dt><dd><code>${a.file}</code></dd>
 <dt>Labels</dt><dd>${tags(labelsOf(a))}</dd>
+${a.brokerTokensSecret ? html`<dt>Egress by name</dt><dd><a href="../../hosts/?q=${encodeURIComponent(`${a.namespace}/${a.name}`)}">the hosts its containers reach, across the fleet</a></dd>` : ''}
 <dt>Downloads</dt><dd><a href="${input.manifestsFile}" download>${input.manifestsFile}</a> (rendered manifests) · <a href="../../charts/${input.chartFile}" download>${input.chartFile}</a> (Helm chart)</dd>
 </dl>
 ${

@@ -62,7 +62,8 @@ function credentialCard(agents: readonly FleetAgent[]): Html {
 <p class="big">${plural(holders, 'container')} <span>in ${plural(agentsHolding, 'agent')} read ${plural(bySecret.size, 'secret')}</span></p>
 <p>${plural(apiKeys, 'container')} hold a model API key; the others hold a token for a toolchain or a gateway.</p>
 ${topLines(bySecret, 4, 'container')}
-<p class="muted">Each agent's page lists what every container can read.</p></section>`;
+<p class="muted">Each agent's page lists what every container can read.</p>
+<p><a href="hosts/">Egress by host, and who holds the model keys</a></p></section>`;
 }
 
 /** ServiceAccounts with Kubernetes API grants, by preset, and gateways callable across agents. */
