@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../constructs/src/render.ts';
 import { assertOnly, diff, esc } from './object-diff.ts';
-import { DEFAULT_HELM, examples, renderChart, writeChart } from './support.ts';
+import { DEFAULT_HELM, examples, helmNotes, renderChart, writeChart } from './support.ts';
 
 type Json = Record<string, unknown>;
 
@@ -82,5 +82,25 @@ describe('caches as chart values', { skip: example ? false : 'no example declare
       ),
       'existingClaim',
     );
+  });
+});
+
+describe('caches in the notes an install prints', {
+  skip: example ? false : 'no example declares caches',
+}, () => {
+  it('Helm 4: a new cache claim is listed, and not when an existing claim replaces it', () => {
+    const { chart, rendered } = example!;
+    const dir = writeChart(chart);
+    const cache = rendered.plan.caches.find((c) => c.volume.kind === 'newClaim')!;
+    const notes = (values: Json[]) => {
+      const out = helmNotes(dir, { release: chart.name, namespace: rendered.plan.namespace, values });
+      assert.ok(out.ok, out.stderr);
+      return out.stdout;
+    };
+    const line = new RegExp(
+      `PersistentVolumeClaim/${chart.name}-cache-${cache.name}: the ${cache.ecosystem} cache "${cache.name}" at /var/cache/toolyard/${cache.name}`,
+    );
+    assert.match(notes([]), line);
+    assert.doesNotMatch(notes([{ agent: { caches: { [cache.name]: { existingClaim: 'team-x' } } } }]), line);
   });
 });
