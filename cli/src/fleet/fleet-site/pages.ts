@@ -12,6 +12,7 @@ import { podDiagramSvg } from '../../../../site/src/components/pod-diagram.ts';
 import { podDiagramModel } from '../../../../site/src/components/pod-model.ts';
 import { podTables, serviceAccountAccess } from '../../../../site/src/components/tables.ts';
 import type { FleetAgent } from '../fleet-model.ts';
+import { agentCachesSection } from './agent-caches.ts';
 import { THEME_BOOT } from './assets.ts';
 import { egressGraphSvg } from './egress-graph.ts';
 import { agentPage, type FleetData } from './fleet-data.ts';
@@ -210,6 +211,7 @@ ${
 <h2>Pods</h2>
 <div class="diagram" role="region" tabindex="0" aria-label="Pod diagram">${diagram}</div>
 ${report.pods.map((pod) => podTables(pod, `${pod.kind} ${pod.pod}`))}
+${agentCachesSection(report)}
 <h2>Authority</h2>
 ${report.serviceAccounts.map(serviceAccountAccess)}
 <h2>Generated MCP client configs</h2>
