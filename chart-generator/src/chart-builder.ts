@@ -10,6 +10,7 @@ import { BROKER_COMPONENT, LABEL, MANAGED_BY, PART_OF } from '../../constructs/s
 import { type AgentPlan, type PlannedDeployedGateway, podToolchains } from '../../constructs/src/plan.ts';
 import type { KubeObject, RenderResult } from '../../constructs/src/render.ts';
 import { brokerConfigEntry, brokerConfigHashExpr, brokerEgressValues } from './broker-config-template.ts';
+import { cacheClaimCondition, cacheClaimSpec, cacheOfClaim } from './cache-values.ts';
 import { type ComponentValues, componentNodes, componentValues } from './component-values.ts';
 import { claimSpec, persistenceRef, podSpec, volumeClaimTemplates } from './pod-template.ts';
 import { type ExprNode, emitMap, entry, expr, goString, templatedString } from './template-yaml.ts';
@@ -402,8 +403,12 @@ export class ChartBuilder {
       return this.metadataEntry(object, map, component, 'claim', path);
     }
     if (isWorkload && at('spec', 'template', 'spec')) return podSpec(this, object, map, component, path);
-    if (object.kind === 'PersistentVolumeClaim' && at('spec'))
-      return claimSpec(this, object, map, component, path);
+    if (object.kind === 'PersistentVolumeClaim' && at('spec')) {
+      const cache = cacheOfClaim(this, object);
+      return cache
+        ? cacheClaimSpec(this, object, cache, map, component, path)
+        : claimSpec(this, object, map, component, path);
+    }
     if (isWorkload && at('spec')) return this.workloadSpec(object, map, component, path);
     const selectorPosition = key === 'matchLabels' || (object.kind === 'Service' && at('spec', 'selector'));
     if (selectorPosition) {
@@ -470,8 +475,13 @@ export class ChartBuilder {
       conditions.push(`${valuesRef([...this.componentValues(component).path, 'serviceAccount', 'create'])}`);
     }
     // The shared workspace claim gives way to an existing one (agent.persistence.existingClaim).
-    if (object.kind === 'PersistentVolumeClaim')
-      conditions.push(`not ${persistenceRef(this, 'existingClaim')}`);
+    // A cache's new claim gives way to an existing one (agent.caches.<name>.existingClaim).
+    if (object.kind === 'PersistentVolumeClaim') {
+      const cache = cacheOfClaim(this, object);
+      conditions.push(
+        cache ? cacheClaimCondition(this, cache) : `not ${persistenceRef(this, 'existingClaim')}`,
+      );
+    }
     const namespace = object.metadata.namespace;
     // An object the spec puts into another namespace (a gateway's Role there) that also exists in the spec's
     // own namespace would be a duplicate when the release is installed into that other namespace: the

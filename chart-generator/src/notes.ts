@@ -6,6 +6,7 @@ import { brokerEgressNotes } from './broker-config-template.ts';
 import type { ChartBuilder } from './chart-builder.ts';
 import { createSecretArgs, describeUse, type SecretSummary } from './secret-refs.ts';
 import { escapeLiteral, goString } from './template-yaml.ts';
+import { valuesKey } from './values-refs.ts';
 
 /** NOTES.txt runs with the root context as `.`; generated expressions use `$`, which is the same there. */
 function inNotes(text: string): string {
@@ -44,6 +45,18 @@ export function chartNotes(
     lines.push(
       `{{- if not ${'.Values.agent.persistence.existingClaim'} }}`,
       `  - PersistentVolumeClaim/${nameOf(plan.workspace.volume.claimName)}: the workspace the agent and toolchain pods share (ReadWriteMany)`,
+      '{{- end }}',
+    );
+  }
+  // Caches on new claims, unless agent.caches.<name>.existingClaim replaces them (docs/caches.md).
+  for (const cache of plan.caches) {
+    if (cache.volume.kind !== 'newClaim') continue;
+    const users = plan.toolchains
+      .filter((t) => t.caches.some((u) => u.name === cache.name))
+      .map((t) => t.name);
+    lines.push(
+      `{{- if not .Values.agent.caches.${valuesKey(cache.name)}.existingClaim }}`,
+      `  - PersistentVolumeClaim/${nameOf(cache.volume.claimName)}: the ${lit(cache.ecosystem)} cache "${lit(cache.name)}" at ${cache.path} in toolchain${users.length === 1 ? '' : 's'} ${users.map(lit).join(', ')}`,
       '{{- end }}',
     );
   }

@@ -6,6 +6,7 @@
  */
 import type { PlannedBackend, PlannedToolchain } from '../../constructs/src/plan.ts';
 import type { KubeObject } from '../../constructs/src/render.ts';
+import { cacheOfVolume, cacheVolumeLines } from './cache-values.ts';
 import type { ChartBuilder } from './chart-builder.ts';
 import { parseImage } from './image-reference.ts';
 import { imageValues } from './image-values.ts';
@@ -218,14 +219,24 @@ export function podSpec(
       const renderedWorkspace = workspace
         ? builder.transform(object, workspace, [...path, key, items.indexOf(workspace)], component)
         : undefined;
+      // Cache volumes follow the workspace, each as agent.caches.<name> makes it.
+      const caches = items.flatMap((v, i) => {
+        const cache = cacheOfVolume(builder, v);
+        return cache ? [{ cache, rendered: builder.transform(object, v, [...path, key, i], component) }] : [];
+      });
       const rest = items.flatMap((v, i) =>
-        v === workspace ? [] : [builder.transform(object, v, [...path, key, i], component)],
+        v === workspace || cacheOfVolume(builder, v)
+          ? []
+          : [builder.transform(object, v, [...path, key, i], component)],
       );
       const claimTemplate = isAgent && builder.plan.workspace.volume.kind === 'claimTemplate';
       const existingClaim = isAgent ? valuesRef([...persistence(builder), 'existingClaim']) : '';
       out[key] = entry((indent) => {
+        const cacheLines = caches.flatMap(({ cache, rendered }) =>
+          cacheVolumeLines(builder, cache, rendered, indent + 2),
+        );
         const before = workspace
-          ? workspaceVolumeLines(builder, workspace, renderedWorkspace, indent + 2)
+          ? [...workspaceVolumeLines(builder, workspace, renderedWorkspace, indent + 2), ...cacheLines]
           : claimTemplate
             ? [
                 `${pad(indent + 2)}{{- with ${existingClaim} }}`,
@@ -234,8 +245,9 @@ export function podSpec(
                   indent + 2,
                 ),
                 `${pad(indent + 2)}{{- end }}`,
+                ...cacheLines,
               ]
-            : [];
+            : cacheLines;
         return listWithExtra(rest, ref('extraVolumes'), key, indent, before);
       });
     } else out[key] = builder.transform(object, value, [...path, key], component);

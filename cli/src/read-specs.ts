@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { type CheckedSpec, checkSpecText } from '../../constructs/src/check-spec-text.ts';
 import type { SpecError } from '../../schema/src/load.ts';
+import { fleetCacheErrors } from './fleet/fleet-caches.ts';
 import { specFiles } from './spec-files.ts';
 
 export interface ReadSpecsResult {
@@ -47,7 +48,10 @@ export function unreadable(file: string, error: NodeJS.ErrnoException): SpecErro
   };
 }
 
-/** Checks spec texts: each against the schema and semantic rules, and agent names unique across them. */
+/**
+ * Checks spec texts: each against the schema and semantic rules, agent names unique across them, and the cache
+ * sharing rules across agents that mount the same claim.
+ */
 export function checkSpecSources(sources: readonly SpecSource[]): ReadSpecsResult {
   const specs: CheckedSpec[] = [];
   const errors: SpecError[] = [];
@@ -56,7 +60,7 @@ export function checkSpecSources(sources: readonly SpecSource[]): ReadSpecsResul
     if (result.ok) specs.push(...result.specs);
     else errors.push(...result.errors);
   }
-  errors.push(...duplicateNames(specs));
+  errors.push(...duplicateNames(specs), ...fleetCacheErrors(specs));
   return { specs, errors };
 }
 

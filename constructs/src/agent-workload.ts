@@ -1,6 +1,7 @@
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { backendContainer, portName, serviceAccountTokenVolume } from './backend-container.ts';
+import { cacheVolumes, mountsSingleNodeCacheClaim } from './cache-volumes.ts';
 import { contentHash, resourceRequirements } from './container-parts.ts';
 import { INSTALLER_RESOURCES, PATHS } from './defaults.ts';
 import type { McpClientConfigMap } from './mcp-client-config-map.ts';
@@ -58,6 +59,10 @@ export class AgentWorkload extends Construct {
       containers: [...backends.map((b) => b.container), ...toolchains.map((t) => t.container)],
       volumes: [
         ...workspaceVolumes,
+        ...cacheVolumes(
+          plan,
+          toolchains.map((t) => t.toolchain),
+        ),
         ...(injects ? [serverBundleVolume()] : []),
         ...(plan.rbacPreset !== 'none' ? [serviceAccountTokenVolume()] : []),
         ...backends.flatMap((b) => b.volumes),
@@ -126,8 +131,17 @@ export class AgentWorkload extends Construct {
           replicas: 1,
           selector: { matchLabels: { ...selector } },
           // A claim that is not ReadWriteMany cannot be mounted by an old and a new pod at once; one agent
-          // pod at a time on a shared claim, too.
-          strategy: { type: volume.kind === 'emptyDir' ? 'RollingUpdate' : 'Recreate' },
+          // pod at a time on a shared claim, too. The same holds for a cache on such a claim.
+          strategy: {
+            type:
+              volume.kind === 'emptyDir' &&
+              !mountsSingleNodeCacheClaim(
+                plan,
+                toolchains.map((t) => t.toolchain),
+              )
+                ? 'RollingUpdate'
+                : 'Recreate',
+          },
           template,
         },
       });

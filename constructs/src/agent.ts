@@ -4,6 +4,7 @@ import type { AgentMetadata, AgentSpec, ToolyardAgent } from '../../schema/src/t
 import { AgentSpecError } from './agent-spec-error.ts';
 import { AgentWorkload, SERVER_BUNDLE_VOLUME } from './agent-workload.ts';
 import { Broker } from './broker.ts';
+import { CacheClaims } from './cache-volumes.ts';
 import { checkAgentDocument } from './check-agent.ts';
 import type { RenderWarning } from './effective-egress.ts';
 import { KubernetesAccess } from './kubernetes-access.ts';
@@ -52,6 +53,8 @@ export class Agent extends Construct {
   readonly gateways: readonly McpGateway[];
   readonly access?: KubernetesAccess;
   readonly networkPolicies?: AgentNetworkPolicies;
+  /** The PersistentVolumeClaims of caches declared with a new claim. */
+  readonly cacheClaims: CacheClaims;
   /** The agent's broker (`spec.broker.enabled`, the default). */
   readonly broker?: Broker;
 
@@ -106,6 +109,7 @@ export class Agent extends Construct {
           serverBundleVolume: SERVER_BUNDLE_VOLUME,
         }),
     );
+    this.cacheClaims = new CacheClaims(this, 'cache-claims', { plan });
     this.workload = new AgentWorkload(this, 'workload', {
       plan,
       toolchains: this.toolchains.filter((_, i) => plan.toolchains[i]!.placement === 'sidecar'),

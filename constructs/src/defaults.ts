@@ -83,7 +83,14 @@ export const PATHS = {
   /** Where a toolchain's or a deployed gateway's bearer token is mounted, as the file `token`. */
   authDir: '/etc/toolyard/auth',
   serviceAccount: '/var/run/secrets/kubernetes.io/serviceaccount',
+  /** Every declared cache is mounted at `<caches>/<name>` (docs/caches.md). */
+  caches: '/var/cache/toolyard',
 } as const;
+
+/** Size of a cache's emptyDir when the spec gives none. */
+export const DEFAULT_CACHE_SIZE_LIMIT = '5Gi';
+/** A toolchain's egress phase when the spec gives none: every call may use its egress. */
+export const DEFAULT_EGRESS_PHASE = 'always';
 
 /** The file, under `PATHS.authDir`, that holds a bearer token. */
 export const TOKEN_FILE_NAME = 'token';

@@ -16,6 +16,7 @@ import {
   type PodEgress,
   toolchainPodEgress,
 } from './effective-egress.ts';
+import { type CacheContainerReport, explainCaches, formatCachesReport } from './explain-caches.ts';
 import {
   type AgentPlan,
   deployedGateways,
@@ -74,6 +75,8 @@ export interface ExplainReport {
   readonly serviceAccounts: readonly ServiceAccountReport[];
   /** Present with the broker on. */
   readonly broker?: BrokerReport;
+  /** Toolchain containers with caches or a fetch phase (docs/caches.md); absent when there is none. */
+  readonly caches?: readonly CacheContainerReport[];
 }
 
 /** `kubectl create secret generic <tokensSecret> -n <ns> --from-literal=<caller>=$(openssl rand -hex 32) …`. */
@@ -256,12 +259,14 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
     })),
   ];
   const broker = brokerReport(plan);
+  const caches = explainCaches(plan);
   return {
     agent: plan.name,
     namespace: plan.namespace,
     pods,
     serviceAccounts,
     ...(broker ? { broker } : {}),
+    ...(caches.length > 0 ? { caches } : {}),
   };
 }
 
@@ -338,6 +343,7 @@ export function formatExplainReport(report: ExplainReport): string {
       `  ${broker.createTokensCommand}`,
     );
   }
+  lines.push(...formatCachesReport(report.caches ?? []));
   lines.push('', 'ServiceAccounts:');
   for (const sa of report.serviceAccounts) {
     const mounted =

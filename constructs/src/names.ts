@@ -52,6 +52,10 @@ export class AgentNames {
   toolchainHost(toolchain: string): string {
     return `${this.toolchainPod(toolchain)}.${this.namespace}.svc`;
   }
+  /** The PersistentVolumeClaim of a cache declared with a new claim (`storage`). */
+  cacheClaim(cache: string): string {
+    return `${this.agent}-cache-${cache}`;
+  }
   /** The PersistentVolumeClaim that the agent and its toolchain pods share (a new claim with `placement: pod`). */
   get workspaceClaim(): string {
     return `${this.agent}-workspace`;

@@ -4,7 +4,13 @@
  * them without importing each other.
  */
 import type { Backend, Resources } from '../../schema/src/types.generated.ts';
-import type { ToolMode, ToolPreset } from '../../toolchain-server/src/config.ts';
+import type {
+  CacheAccess,
+  CacheKind,
+  EgressPhase,
+  ToolMode,
+  ToolPreset,
+} from '../../toolchain-server/src/config.ts';
 import type { AcknowledgeableWarning } from './acknowledgeable-warnings.ts';
 import type * as D from './defaults.ts';
 import type { AgentNames, Labels } from './names.ts';
@@ -160,6 +166,10 @@ export interface PlannedToolchain {
   readonly egress: EgressNeed;
   /** What it may reach by name through the broker (with the broker on). */
   readonly namedEgress: PlannedNamedEgress;
+  /** `fetch`: only its fetch tools' calls get egress and write its download caches. */
+  readonly egressPhase: EgressPhase;
+  /** The declared caches it uses, in its spec order. */
+  readonly caches: readonly PlannedCacheUse[];
   readonly env: Readonly<Record<string, string>>;
   readonly resources: Resources;
   readonly configMapName: string;
@@ -248,6 +258,45 @@ export type PlannedWorkspaceVolume =
       readonly accessModes: readonly string[];
     };
 
+/** Where a cache lives. `newClaim`: the PersistentVolumeClaim `<agent>-cache-<name>`, rendered by toolyard. */
+export type PlannedCacheVolume =
+  | { readonly kind: 'emptyDir'; readonly sizeLimit: string }
+  | { readonly kind: 'existingClaim'; readonly claimName: string; readonly readWriteMany: boolean }
+  | {
+      readonly kind: 'newClaim';
+      readonly claimName: string;
+      readonly storage: string;
+      readonly storageClassName?: string;
+      readonly accessModes: readonly string[];
+    };
+
+/** A declared cache (`spec.workspace.caches[]`). */
+export interface PlannedCache {
+  readonly name: string;
+  /** As declared; `kind` is absent when it is not in the cache table (a check reports it). */
+  readonly ecosystem: string;
+  readonly kind?: CacheKind;
+  /** Its pinned mount path, `/var/cache/toolyard/<name>`. */
+  readonly path: string;
+  /** Its pod volume, `cache-<name>`. */
+  readonly volumeName: string;
+  readonly volume: PlannedCacheVolume;
+  /** On an existing ReadWriteMany claim, which other agents may mount too. */
+  readonly shared: boolean;
+  /** Where it is in the spec, e.g. `/spec/workspace/caches/0`. */
+  readonly specPath: string;
+}
+
+/** A toolchain's use of a declared cache (`toolchains[].caches[]`). */
+export interface PlannedCacheUse {
+  readonly name: string;
+  readonly access: CacheAccess;
+  /** The declared cache it names (absent when none has that name: a check reports it). */
+  readonly cache?: PlannedCache;
+  /** Where it is in the spec, e.g. `/spec/toolchains/0/caches/1`. */
+  readonly specPath: string;
+}
+
 export interface PlannedNetwork {
   readonly enabled: boolean;
   readonly modelEgress: EgressRule;
@@ -274,6 +323,8 @@ export interface AgentPlan {
   readonly labels: Labels;
   readonly annotations: Labels;
   readonly workspace: { readonly mountPath: string; readonly volume: PlannedWorkspaceVolume };
+  /** Declared package caches, in spec order (`spec.workspace.caches`). */
+  readonly caches: readonly PlannedCache[];
   readonly backends: readonly PlannedBackend[];
   readonly toolchains: readonly PlannedToolchain[];
   readonly gateways: readonly PlannedGateway[];

@@ -20,6 +20,7 @@ import {
   planModel,
   planNamedEgress,
 } from './broker-plan.ts';
+import { planCaches, planCacheUses, planEgressPhase } from './cache-plan.ts';
 import * as D from './defaults.ts';
 import {
   AgentNames,
@@ -34,6 +35,7 @@ import type {
   AgentPlan,
   EgressNeed,
   PlannedBackend,
+  PlannedCacheUse,
   PlannedDeployedGateway,
   PlannedExternalGateway,
   PlannedGatewayAuth,
@@ -54,7 +56,10 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
   const spec = agent.spec;
   const network = spec.networkPolicy ?? {};
   const brokerSettings = planBrokerSettings(spec.broker, names);
-  const toolchains = (spec.toolchains ?? []).map((toolchain) => planToolchain(toolchain, names));
+  const caches = planCaches(spec.workspace?.caches, names);
+  const toolchains = (spec.toolchains ?? []).map((toolchain, i) =>
+    planToolchain(toolchain, names, planCacheUses(toolchain.caches, caches, i)),
+  );
   const backends = spec.backends.map((backend) => planBackend(backend, brokerSettings));
   const gateways = (spec.gateways ?? []).map((gateway) =>
     'url' in gateway
@@ -75,6 +80,7 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
         toolchains.some((t) => t.placement === 'pod'),
       ),
     },
+    caches,
     backends,
     toolchains,
     gateways,
@@ -170,7 +176,11 @@ function planBackend(backend: Backend, broker: PlannedBrokerSettings): PlannedBa
   };
 }
 
-function planToolchain(toolchain: Toolchain, names: AgentNames): PlannedToolchain {
+function planToolchain(
+  toolchain: Toolchain,
+  names: AgentNames,
+  caches: readonly PlannedCacheUse[],
+): PlannedToolchain {
   const placement = toolchain.placement ?? D.DEFAULT_TOOLCHAIN_PLACEMENT;
   const pod: PlannedToolchainPod | undefined =
     placement === 'pod'
@@ -201,6 +211,8 @@ function planToolchain(toolchain: Toolchain, names: AgentNames): PlannedToolchai
     limits: { ...D.DEFAULT_LIMITS, ...toolchain.limits },
     egress: egressNeed(toolchain.network?.egress),
     namedEgress: planNamedEgress(toolchain.network?.egress, toolchain.tools?.presets ?? []),
+    egressPhase: planEgressPhase(toolchain.network?.egress),
+    caches,
     env: definedEntries(toolchain.env),
     resources: toolchain.resources ?? D.DEFAULT_TOOLCHAIN_RESOURCES,
     configMapName: names.toolchainConfigMap(toolchain.name),

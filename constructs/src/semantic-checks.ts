@@ -6,6 +6,7 @@
 import type { SpecProblem } from '../../schema/src/validator.ts';
 import { BACKEND_BROKER_ENV_NAMES, gitHardeningEnv, portName } from './backend-container.ts';
 import { checkBroker } from './broker-checks.ts';
+import { checkCaches } from './cache-checks.ts';
 import { BROKER_TOKEN_DIR, CLIENT_CONFIG_PATHS, PATHS } from './defaults.ts';
 import { clientConfigEnv, clientConfigProblems, mcpServerEntries } from './mcp-client-configs.ts';
 import { type AgentPlan, podToolchains, sidecarToolchains } from './plan.ts';
@@ -27,6 +28,7 @@ export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
     ...checkPortNames(plan),
     ...checkAcknowledgements(plan),
     ...checkBroker(plan),
+    ...checkCaches(plan),
     ...clientConfigProblems(plan),
   ];
 }

@@ -1,5 +1,6 @@
 /** The toolchain server config a sidecar receives: built here, parsed by the server with the same schema. */
 import type { ToolchainServerConfigInput } from '../../toolchain-server/src/config.ts';
+import { cacheEnv, offlineEnv, serverCaches } from './cache-plan.ts';
 import { BROKER_TOKEN_DIR, PATHS, TOKEN_FILE_NAME, TOOLCHAIN_POD_LISTEN_HOST } from './defaults.ts';
 import type { PlannedToolchain } from './plan.ts';
 import { assertServerContract } from './server-contract.ts';
@@ -74,7 +75,7 @@ export function toolchainServerConfig(
     limits: { connect: 'pod', ...toolchain.limits },
     env: {
       passthrough: [...TOOLCHAIN_PASSTHROUGH_ENV, ...Object.keys(toolchain.env)],
-      set: { ...TOOLCHAIN_CACHE_ENV },
+      set: { ...TOOLCHAIN_CACHE_ENV, ...cacheEnv(toolchain) },
     },
     ...(toolchain.auth ? { auth: { bearerTokenFile: `${PATHS.authDir}/${TOKEN_FILE_NAME}` } } : {}),
     ...(egressProxy
@@ -84,9 +85,12 @@ export function toolchainServerConfig(
             user: toolchain.containerName,
             tokenFile: `${BROKER_TOKEN_DIR}/${TOKEN_FILE_NAME}`,
             noProxy: [...egressProxy.noProxy],
+            ...(toolchain.egressPhase === 'fetch' ? { phase: toolchain.egressPhase } : {}),
           },
         }
       : {}),
+    ...(toolchain.caches.length > 0 ? { caches: serverCaches(toolchain) } : {}),
+    ...(toolchain.egressPhase === 'fetch' ? { offlineEnv: offlineEnv(toolchain) } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import {
   serverInstaller,
   workspaceVolume,
 } from './agent-workload.ts';
+import { cacheVolumes } from './cache-volumes.ts';
 import { contentHash } from './container-parts.ts';
 import type { AgentPlan, PodToolchain } from './plan.ts';
 import { pullSecrets, restrictedPodSecurityContext } from './security.ts';
@@ -58,7 +59,12 @@ export class ToolchainPod extends Construct {
       ...pullSecrets(plan.imagePullSecrets),
       ...(sidecar.injectsServer ? { initContainers: [serverInstaller(plan)] } : {}),
       containers: [sidecar.container],
-      volumes: [workspace, ...(sidecar.injectsServer ? [serverBundleVolume()] : []), ...sidecar.volumes],
+      volumes: [
+        workspace,
+        ...cacheVolumes(plan, [toolchain]),
+        ...(sidecar.injectsServer ? [serverBundleVolume()] : []),
+        ...sidecar.volumes,
+      ],
     };
     this.deployment = new k8s.KubeDeployment(this, 'deployment', {
       metadata,

@@ -3,6 +3,8 @@ import * as plus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { serverCommand } from '../../toolchain-server/src/launch.ts';
 import { noProxyHosts } from './backend-container.ts';
+import { cacheEnv } from './cache-plan.ts';
+import { cacheMounts } from './cache-volumes.ts';
 import {
   plainEnv,
   resourceRequirements,
@@ -40,12 +42,15 @@ export class ToolchainSidecar extends Construct {
   readonly configJson: string;
   /** The container mounts the server bundle that the pod's init container installs. */
   readonly injectsServer: boolean;
+  /** The toolchain it runs. */
+  readonly toolchain: PlannedToolchain;
 
   constructor(scope: Construct, id: string, props: ToolchainSidecarProps) {
     super(scope, id);
     const { plan, toolchain } = props;
     const bundleVolume = props.serverBundleVolume ?? 'toolyard-server';
     this.injectsServer = toolchain.injectServer;
+    this.toolchain = toolchain;
     // With egress through the broker, the server gives its children the proxy and its own token, from a file.
     const viaBroker = plan.broker.enabled && toolchain.namedEgress.kind !== 'none';
     this.configJson = toolchainServerConfigJson(
@@ -96,11 +101,12 @@ export class ToolchainSidecar extends Construct {
           : []),
         { name: `health-${toolchain.healthPort}`, containerPort: toolchain.healthPort, protocol: 'TCP' },
       ],
-      env: plainEnv({ ...TOOLCHAIN_CACHE_ENV, ...toolchain.env }),
+      env: plainEnv({ ...TOOLCHAIN_CACHE_ENV, ...cacheEnv(toolchain), ...toolchain.env }),
       resources: resourceRequirements(toolchain.resources),
       securityContext: restrictedContainerSecurityContext(),
       volumeMounts: [
         { name: 'workspace', mountPath: plan.workspace.mountPath },
+        ...cacheMounts(toolchain),
         ...scratch.mounts,
         { name: configVolume, mountPath: PATHS.toolchainConfigDir, readOnly: true },
         ...(token ? [token.mount] : []),

@@ -10,6 +10,13 @@
  */
 export type WorkspaceVolume = EmptyDirWorkspace | ClaimWorkspace;
 /**
+ * Where the cache lives: a pod-local `emptyDir` (the default: gone with the pod), an existing PersistentVolumeClaim (`claimName`; with `readWriteMany: true` other agents may share it), or a new claim (`storage`): the PersistentVolumeClaim `<agent>-cache-<name>`, this agent's own (ReadWriteMany when a `placement: pod` toolchain uses it).
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "CacheVolume".
+ */
+export type CacheVolume = EmptyDirCache | ClaimCache;
+/**
  * An MCP gateway holding external authority. With `image` it is deployed (Deployment, Service, ServiceAccount, preset Role); with `url` an existing gateway is referenced, not deployed.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
@@ -160,6 +167,27 @@ export interface Workspace {
    */
   mountPath?: string;
   volume?: WorkspaceVolume;
+  /**
+   * Package caches of this agent, each mounted at `/var/cache/toolyard/<name>` in the toolchain containers that list it in `toolchains[].caches` (never in backends, gateways or the broker), with its ecosystem's variables set (docs/caches.md has the table). An emptyDir or a new claim is this agent's own; an existing ReadWriteMany claim may be shared by several agents.
+   */
+  caches?: Cache[];
+}
+/**
+ * One package cache: the ecosystem whose tools use it and where it lives.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "Cache".
+ */
+export interface Cache {
+  /**
+   * Cache name, unique in the agent: its mount path `/var/cache/toolyard/<name>`, its volume `cache-<name>` and, for a new claim, the PersistentVolumeClaim `<agent>-cache-<name>`.
+   */
+  name: string;
+  /**
+   * Which tool uses it and how: `cargo`, `cargo-target`, `go`, `go-build`, `npm`, `pip`, `uv`, `maven`, `gradle`, `terraform`. Download caches hold what a registry served; build caches hold what project code produced, and are never shared read-write between agents.
+   */
+  ecosystem: string;
+  volume?: CacheVolume;
 }
 /**
  * A model runtime container. It receives the generated MCP client config for its type and the workspace; it never contains project toolchains.
@@ -373,6 +401,10 @@ export interface Toolchain {
   handles?: Handles;
   limits?: ToolchainLimits;
   network?: ToolchainNetwork;
+  /**
+   * The caches of `spec.workspace.caches` this toolchain uses, each mounted at `/var/cache/toolyard/<name>` with its ecosystem's variables set in the container and in every call. At most one cache per ecosystem.
+   */
+  caches?: CacheUse[];
   env?: StringMap3;
   auth?: ToolchainAuth;
   resources?: Resources1;
@@ -463,7 +495,23 @@ export interface ToolchainNetwork {
   /**
    * `none`: no egress (with `placement: pod` not even DNS). `{ hosts, ecosystems }`: those names, through the broker. `open`: any public host on the broker's `egressPorts` (any destination with `broker.enabled: false`). `registries` (deprecated, warns): the ecosystems of this toolchain's presets (with `broker.enabled: false`: `networkPolicy.registryEgress`).
    */
-  egress?: 'none' | 'registries' | 'open' | NamedEgress;
+  egress?: 'none' | 'registries' | 'open' | ToolchainNamedEgress;
+}
+/**
+ * A cache of `spec.workspace.caches` this toolchain uses.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "CacheUse".
+ */
+export interface CacheUse {
+  /**
+   * The name of a cache in `spec.workspace.caches`.
+   */
+  name: string;
+  /**
+   * `read-write`: its calls may fill the cache (with `network.egress.phase: fetch`, only its fetch tools' calls). `read-only`: mounted read-only and read-only to every call (the kernel refuses writes); the tools run offline from what others fetched.
+   */
+  access?: 'read-write' | 'read-only';
 }
 /**
  * Plain environment variables for the toolchain (visible to the server; children see only the server's allowlist).
@@ -996,4 +1044,53 @@ export interface NamedEgress {
    * Named package ecosystems, each a fixed list of hosts: `npm`, `pypi`, `crates`, `rustup`, `go`, `terraform`, `helm`, `maven`, `gradle`, `rubygems`, `nuget`, `github`, `dockerhub`, `ghcr`.
    */
   ecosystems?: string[];
+}
+/**
+ * A pod-local emptyDir cache.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "EmptyDirCache".
+ */
+export interface EmptyDirCache {
+  /**
+   * A pod-local volume that lives as long as the pod.
+   */
+  emptyDir: {
+    /**
+     * Upper bound of the volume's size.
+     */
+    sizeLimit?: string;
+  };
+}
+/**
+ * A cache on a PersistentVolumeClaim.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "ClaimCache".
+ */
+export interface ClaimCache {
+  /**
+   * An existing claim (`claimName`, shared with other agents when `readWriteMany: true`) or a new claim (`storage`): the PersistentVolumeClaim `<agent>-cache-<name>`.
+   */
+  persistentVolumeClaim: ExistingClaim | ClaimTemplate;
+}
+/**
+ * A toolchain's egress by name: the hosts and ecosystems of NamedEgress (the same fields), and when it may use them.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "ToolchainNamedEgress".
+ */
+export interface ToolchainNamedEgress {
+  /**
+   * DNS names (`api.github.com`), or `*.` and a name for its subdomains (`*.example.com`, not `example.com` itself), optionally with `:port`. Lower case; no IP literals; no pattern over a whole top-level domain.
+   */
+  hosts?: string[];
+  /**
+   * Named package ecosystems, each a fixed list of hosts: `npm`, `pypi`, `crates`, `rustup`, `go`, `terraform`, `helm`, `maven`, `gradle`, `rubygems`, `nuget`, `github`, `dockerhub`, `ghcr`.
+   */
+  ecosystems?: string[];
+  /**
+   * `always`: every call may reach the listed hosts through the broker. `fetch`: only the structured fetch tools (`cargo_fetch`, `go_mod_download`, `npm_ci_fetch`, `pip_download`, `uv_sync_fetch`), which run no project code, get the proxy and may write download caches; every other call runs with no egress, its download caches read-only and its tools offline (docs/caches.md). Needs the broker.
+   */
+  phase?: 'always' | 'fetch';
 }

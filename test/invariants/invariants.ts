@@ -15,6 +15,7 @@ import {
   brokerOn,
   tokensSecret,
 } from './broker-invariants.ts';
+import { CACHE_INVARIANTS } from './cache-invariants.ts';
 
 type Json = Record<string, unknown>;
 type Check = (objects: readonly KubeObject[], agent: ToolyardAgent) => string[];
@@ -886,6 +887,7 @@ export const sharedWorkspaceIsReadWriteMany: Check = (objects, agent) => {
 
 export const INVARIANTS: Readonly<Record<string, Check>> = {
   ...BROKER_INVARIANTS,
+  ...CACHE_INVARIANTS,
   clientConfigsKeepContract,
   kubernetesSchema,
   podSecurityRestricted,

@@ -6,6 +6,7 @@
  * `checkSpecText` accepts every generated spec, so a generator bug cannot hide a renderer bug.
  */
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
+import { withCaches } from './cache-generator.ts';
 
 /** mulberry32: tiny, fast, good enough for test data. */
 export class Random {
@@ -102,7 +103,12 @@ function resources(random: Random) {
 }
 
 /** One valid spec per seed. */
+/** A valid spec for a seed, caches included (test/support/cache-generator.ts). */
 export function generateSpec(seed: number): ToolyardAgent {
+  return withCaches(generateBaseSpec(seed), seed);
+}
+
+function generateBaseSpec(seed: number): ToolyardAgent {
   const random = new Random(seed);
   // Agent names from short to the 40-character maximum; gateways then get what is left of 63.
   const agentName = random.bool(0.15) ? dnsName(random, 40) : dnsName(random, random.int(3, 16));

@@ -21,7 +21,10 @@ export type EgressPhase = (typeof EGRESS_PHASES)[number];
 
 /** `caches[].access` and `caches[].kind`. */
 export const CACHE_ACCESS = ['read-write', 'read-only'] as const;
+export type CacheAccess = (typeof CACHE_ACCESS)[number];
+/** `download`: what a registry served. `build`: what project code produced. */
 export const CACHE_KINDS = ['download', 'build'] as const;
+export type CacheKind = (typeof CACHE_KINDS)[number];
 
 /** `limits.confinement`: see docs/confinement.md. */
 export const CONFINEMENT_MODES = ['required', 'best-effort', 'off'] as const;

@@ -27,8 +27,8 @@ an existing directory is taken as a directory instead. Paths (default ".") selec
 directory stands for every *.yaml/*.yml file with "kind: Agent" below it; a path missing on one side holds
 no agents there. An agent that changed name pairs with its old self when it stays in the same file.
 
-Exit codes: 0 nothing widens, 3 authority, egress (a host or ecosystem added to a container included) or
-credentials widen (a CI gate), 1 an error (an invalid
+Exit codes: 0 nothing widens, 3 authority, egress (a host or ecosystem added to a container included),
+credentials or cache writers (a new read-write user of an existing claim) widen (a CI gate), 1 an error (an invalid
 spec on either side, an unknown ref), 2 a usage error.
 
 Options:

@@ -5,13 +5,14 @@ export type DiffFormat = 'text' | 'markdown' | 'json';
 export const DIFF_FORMATS: readonly DiffFormat[] = ['text', 'markdown', 'json'];
 
 const SECTIONS: readonly {
-  key: 'authority' | 'egress' | 'egressByName' | 'credentials' | 'images' | 'mcpServers';
+  key: 'authority' | 'egress' | 'egressByName' | 'credentials' | 'caches' | 'images' | 'mcpServers';
   title: string;
 }[] = [
   { key: 'authority', title: 'Authority' },
   { key: 'egress', title: 'Egress' },
   { key: 'egressByName', title: 'Egress by name (through the broker)' },
   { key: 'credentials', title: 'Credentials' },
+  { key: 'caches', title: 'Caches (a new writer of an existing claim widens)' },
   { key: 'images', title: 'Images' },
   { key: 'mcpServers', title: 'MCP servers' },
 ];

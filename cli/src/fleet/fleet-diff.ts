@@ -6,8 +6,10 @@
  * a rename when they come from the same file, or when their specs are equal but for the name. A new agent
  * widens by all it has; a removed one narrows. Egress by name (per container, through the broker) widens when a
  * host, an ecosystem's host, a route or open egress is added. A credential that leaves a backend or toolchain for
- * the broker (the same Secret key) is a move, shown as such, not a widening.
+ * the broker (the same Secret key) is a move, shown as such, not a widening. A new read-write user of a cache on an
+ * existing claim (which other agents may mount), or one that was read-only, widens (docs/caches.md).
  */
+import { cacheUseLines, isWideningCacheKey } from './fleet-caches.ts';
 import type { AuthorityGrant, FleetAgent } from './fleet-model.ts';
 
 export interface Change {
@@ -30,6 +32,8 @@ export interface AgentDiff {
   readonly credentialsMoved: readonly string[];
   readonly images: Change;
   readonly mcpServers: Change;
+  /** Cache uses of its toolchains; a new writer of an existing claim (or read-only → read-write) widens. */
+  readonly caches: Change;
   readonly objects: {
     readonly added: readonly string[];
     readonly removed: readonly string[];
@@ -237,6 +241,12 @@ function diffAgent(base: FleetAgent | undefined, head: FleetAgent | undefined): 
   const egressByName = compare(egressByNameLines(before), egressByNameLines(after));
   const images = compare(setOf(before.images), setOf(after.images));
   const mcpServers = compare(mcpLines(before), mcpLines(after));
+  const beforeCaches = cacheUseLines(before.caches ?? []);
+  const afterCaches = cacheUseLines(after.caches ?? []);
+  const caches = compare(beforeCaches, afterCaches);
+  const newCacheWriters = [...afterCaches.keys()].filter(
+    (k) => isWideningCacheKey(k) && !beforeCaches.has(k),
+  );
   const renamed = base !== undefined && head !== undefined && base.name !== head.name;
   if (!renamed && objects.added.length + objects.removed.length + objects.changed.length === 0)
     return undefined;
@@ -252,8 +262,15 @@ function diffAgent(base: FleetAgent | undefined, head: FleetAgent | undefined): 
     credentialsMoved: moved.moved,
     images,
     mcpServers,
+    caches,
     objects,
-    widens: authority.added.length + egress.added.length + egressByName.added.length + widening.length > 0,
+    widens:
+      authority.added.length +
+        egress.added.length +
+        egressByName.added.length +
+        widening.length +
+        newCacheWriters.length >
+      0,
   };
 }
 

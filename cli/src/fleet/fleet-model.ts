@@ -14,6 +14,7 @@ import { type ExplainReport, explainAgent } from '../../../constructs/src/explai
 import { mcpServerEntries } from '../../../constructs/src/mcp-client-configs.ts';
 import { deployedGateways, podToolchains } from '../../../constructs/src/plan.ts';
 import type { KubeObject, RenderResult } from '../../../constructs/src/render.ts';
+import { type FleetCacheUse, fleetCacheUses } from './fleet-caches.ts';
 
 /** One verb on one resource in one namespace, for one ServiceAccount. */
 export interface AuthorityGrant {
@@ -98,6 +99,8 @@ export interface FleetAgent {
   readonly brokerTokensSecret?: string;
   readonly authority: readonly AuthorityGrant[];
   readonly pods: readonly FleetPod[];
+  /** Its toolchains' cache uses (docs/caches.md); absent in agents built before caches existed. */
+  readonly caches?: readonly FleetCacheUse[];
   /** Rendered objects by `Kind namespace/name`, with their JSON to compare (empty without `objectJson`). */
   readonly objects: readonly { readonly id: string; readonly json: string }[];
 }
@@ -294,6 +297,7 @@ export function fleetAgent(
     ...(explain.broker ? { brokerTokensSecret: explain.broker.tokensSecret } : {}),
     authority,
     pods,
+    caches: fleetCacheUses(plan),
     // Each object's JSON is what a diff compares (equal JSON, equal YAML); a site needs only the ids.
     objects: objects.map((o) => ({
       id: objectId(o),

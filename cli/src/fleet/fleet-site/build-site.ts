@@ -17,6 +17,7 @@ import type { OutputFile } from '../../write-files.ts';
 import { type FleetAgent, fleetAgent } from '../fleet-model.ts';
 import { FLEET_CSS, FLEET_JS } from './assets.ts';
 import { authorityPage } from './authority-page.ts';
+import { cachesPage } from './caches-page.ts';
 import { FAVICON_SVG, faviconIco } from './favicon.ts';
 import { agentPage, fleetData } from './fleet-data.ts';
 import { type AgentReach, agentReach } from './host-reach.ts';
@@ -118,6 +119,7 @@ export function fleetSiteFiles(shares: readonly AgentSiteFiles[], options: SiteO
         options.title,
       ),
     },
+    { path: 'caches/index.html', content: cachesPage(agents, options.title) },
     { path: 'fleet.json', content: `${JSON.stringify(data)}\n` },
     {
       path: 'charts/index.yaml',

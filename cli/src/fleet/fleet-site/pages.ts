@@ -12,18 +12,20 @@ import { podDiagramSvg } from '../../../../site/src/components/pod-diagram.ts';
 import { podDiagramModel } from '../../../../site/src/components/pod-model.ts';
 import { podTables, serviceAccountAccess } from '../../../../site/src/components/tables.ts';
 import type { FleetAgent } from '../fleet-model.ts';
+import { agentCachesSection } from './agent-caches.ts';
 import { THEME_BOOT } from './assets.ts';
 import { egressGraphSvg } from './egress-graph.ts';
 import { agentPage, type FleetData } from './fleet-data.ts';
 import { summaryCards } from './summary.ts';
 
-type Section = 'catalog' | 'authority' | 'egress' | 'hosts' | 'agent';
+type Section = 'catalog' | 'authority' | 'egress' | 'hosts' | 'caches' | 'agent';
 
 const NAV: readonly { section: Section; label: string; path: string }[] = [
   { section: 'catalog', label: 'Catalog', path: '' },
   { section: 'authority', label: 'Authority', path: 'authority/' },
   { section: 'egress', label: 'Egress', path: 'egress/' },
   { section: 'hosts', label: 'Hosts', path: 'hosts/' },
+  { section: 'caches', label: 'Caches', path: 'caches/' },
 ];
 
 export function layout(options: {
@@ -209,6 +211,7 @@ ${
 <h2>Pods</h2>
 <div class="diagram" role="region" tabindex="0" aria-label="Pod diagram">${diagram}</div>
 ${report.pods.map((pod) => podTables(pod, `${pod.kind} ${pod.pod}`))}
+${agentCachesSection(report)}
 <h2>Authority</h2>
 ${report.serviceAccounts.map(serviceAccountAccess)}
 <h2>Generated MCP client configs</h2>
