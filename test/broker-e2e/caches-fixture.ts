@@ -72,6 +72,8 @@ export interface PodOptions {
   readonly caches: CacheSet;
   /** Use the set's build caches as they are (a warm build cache), instead of a directory per pod. */
   readonly sharedBuild?: boolean;
+  /** `limits.connect` (rendered toolchains get `pod`; a server on its own defaults to `egress`). */
+  readonly connect?: 'egress' | 'pod';
 }
 
 export interface Pod {
@@ -153,6 +155,20 @@ export class CachesFixture {
     );
     writeFileSync(join(this.projects, 'plant.sh'), 'echo planted > "$1/planted-$2" && echo wrote\n');
     writeFileSync(join(this.projects, 'connect.sh'), 'exec 3<>"/dev/tcp/$1/$2" && echo connected\n');
+    // A CONNECT for $3 through the proxy at $1:$2, with the credentials of $HTTPS_PROXY if it has any (the test's
+    // token needs no percent-decoding); prints the proxy's status line.
+    writeFileSync(
+      join(this.projects, 'tunnel.sh'),
+      [
+        'exec 3<>"/dev/tcp/$1/$2" || exit 1',
+        'creds=$(printf %s "$HTTPS_PROXY" | sed -n "s#^http://\\([^@]*\\)@.*#\\1#p")',
+        'auth=""',
+        'if [ -n "$creds" ]; then auth="Proxy-Authorization: Basic $(printf %s "$creds" | base64 -w0)\\r\\n"; fi',
+        'printf "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%b\r\n" "$3" "$3" "$auth" >&3',
+        'head -n1 <&3',
+        '',
+      ].join('\n'),
+    );
 
     const spec: ToolyardAgent = {
       apiVersion: 'toolyard.dev/v1alpha1',
@@ -236,6 +252,7 @@ export class CachesFixture {
         allowedCommands: ['sh', 'bash', 'printenv', 'npm', 'pip', 'pytest'],
       },
       limits: {
+        ...(options.connect ? { connect: options.connect } : {}),
         confinement: 'required',
         maxConcurrency: 2,
         defaultTimeoutSeconds: 600,

@@ -159,6 +159,30 @@ describe('caches and the fetch phase: Debian cargo, go, npm and pip through the 
     assert.equal(control.stdout, 'connected\n', control.stderr);
   });
 
+  it('with limits.connect: pod (the rendered default) a non-fetch call may open a socket to the broker but gets no tunnel: 407, no token; the control (phase always) gets its tunnel', async (t) => {
+    if (skip) return t.skip(skip);
+    const podOpen = await fixture.startPod('pod-connect', { phase: 'fetch', caches: cache, connect: 'pod' });
+    podAlways ??= await fixture.startPod('always', { phase: 'always', caches: cache });
+    const host = `${FETCH.npm.hosts[0]}:443`;
+    const refused = await fixture.exec(podOpen, '.', [
+      'bash',
+      'tunnel.sh',
+      BROKER_AGENT_SIDE,
+      String(BROKER_PORT),
+      host,
+    ]);
+    assert.equal(refused.exitCode, 0, refused.stderr);
+    assert.match(refused.stdout, /^HTTP\/1\.1 407 /);
+    const control = await fixture.exec(podAlways, '.', [
+      'bash',
+      'tunnel.sh',
+      BROKER_AGENT_SIDE,
+      String(BROKER_PORT),
+      host,
+    ]);
+    assert.match(control.stdout, /^HTTP\/1\.1 200 /, control.stderr);
+  });
+
   for (const tool of TOOLS)
     it(`${tool}: project code cannot plant a file in the download cache (read-write consumer's build call, read-only consumer); the control (phase always, read-write) can; the read-only consumer still builds`, async (t) => {
       if (skip) return t.skip(skip);
