@@ -302,7 +302,15 @@ const allowed: ReadonlyArray<readonly [argv: readonly string[], runs?: readonly 
   ],
   [['awk', '-f', 'scripts/report.awk', 'data.csv', 'n=1']],
   [['sed', '--sandbox', '-e', 's/a/b/', 'file']],
-  [['sed', 's/a/b/', 'file', '--sandbox']],
+  // GNU sed compiles -e scripts as it reads them: the server puts --sandbox first so it applies to every one.
+  [
+    ['sed', 's/a/b/', 'file', '--sandbox'],
+    ['--sandbox', 's/a/b/', 'file', '--sandbox'],
+  ],
+  [
+    ['sed', '-e', '1e touch x', '--sandbox', 'file'],
+    ['--sandbox', '-e', '1e touch x', '--sandbox', 'file'],
+  ],
   [
     ['grep', '-rn', 'TODO', 'sub'],
     ['--recursive', '--line-number', 'TODO', 'sub'],

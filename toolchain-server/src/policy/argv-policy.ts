@@ -38,5 +38,6 @@ export function approveArgv(name: string, args: readonly string[], ctx: ArgvPoli
     );
   const parsed = parseCommand(table, args, { posixlyCorrect: ctx.posixlyCorrect ?? false });
   checkPaths(parsed, ctx.cwd, ctx.paths);
-  return parsed.argv;
+  // GNU sed compiles each -e/-f script as it reads it: a `--sandbox` after it comes too late. Put one first.
+  return name === 'sed' && parsed.argv[0] !== '--sandbox' ? ['--sandbox', ...parsed.argv] : parsed.argv;
 }

@@ -35,6 +35,13 @@ function checkValue(item: ParsedValue, bases: readonly string[], paths: PathConf
       if (spec.stdio && value === '-') return;
       const stripped = spec.strip ? value.replace(spec.strip, '') : value;
       if (spec.kind === 'pathspec' && !looksLikePath(stripped, bases, paths)) return;
+      // pytest, pip, npm and make expand `~` and `$VAR` in path values themselves: to HOME, outside the roots.
+      if (/^~|\$/.test(stripped))
+        refuse(
+          'path-outside-roots',
+          `${what} names ${JSON.stringify(value)}; the tool may expand \`~\` or \`$VARIABLE\` itself, to a place outside the workspace roots.`,
+          'a path inside the workspace roots, written out without ~ or $',
+        );
       if (stripped.includes('\0') || !insideAll(stripped))
         refuse(
           'path-outside-roots',
