@@ -43,7 +43,9 @@ function fileUrlPath(url: string): string | undefined {
 const remote: ValueSpec = {
   kind: 'custom',
   describe: 'a remote name, an https/ssh/git URL, or a repository path inside the workspace',
-  check(value, inside): Refusal | undefined {
+  // git opens a local repository path from the worktree's top, not the cwd: `upward` checks it from every
+  // directory between the cwd and its root (any of them may be the top).
+  check(value, _inside, inside): Refusal | undefined {
     if (/^[A-Za-z][A-Za-z0-9+.-]*::/.test(value))
       return refusal(
         'remote-helper',

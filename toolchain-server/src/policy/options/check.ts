@@ -3,7 +3,7 @@
  * a path) must resolve, symlinks followed, inside the workspace roots — from the working directory and from
  * every directory an option such as `make -C` or `git -C` moves the tool to.
  */
-import { isAbsolute } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 import type { ParsedCommand, ParsedValue } from './parse.ts';
 import { refuse } from './parse.ts';
 
@@ -24,6 +24,16 @@ function looksLikePath(value: string, bases: readonly string[], paths: PathConfi
     value.startsWith('~') ||
     bases.some((base) => paths.exists(value, base))
   );
+}
+
+/** `dir` and its ancestors, up to the last one still inside the roots. */
+function ancestorsInside(dir: string, paths: PathConfinement): string[] {
+  const out: string[] = [];
+  for (let d = dir; paths.inside('.', d); d = dirname(d)) {
+    out.push(d);
+    if (dirname(d) === d) break;
+  }
+  return out;
 }
 
 function checkValue(item: ParsedValue, bases: readonly string[], paths: PathConfinement): void {
@@ -51,7 +61,9 @@ function checkValue(item: ParsedValue, bases: readonly string[], paths: PathConf
       return;
     }
     case 'custom': {
-      const refusal = spec.check(value, insideAll);
+      const refusal = spec.check(value, insideAll, (v) =>
+        bases.every((base) => ancestorsInside(base, paths).every((dir) => paths.inside(v, dir))),
+      );
       if (refusal) refuse(refusal.rule, `${what}: ${refusal.why}`, refusal.instead ?? spec.describe);
       return;
     }

@@ -1,0 +1,285 @@
+/**
+ * The confinement red team (issue 18, "Proof"): every case of redteam/corpus-confined.ts, each class of the third
+ * outside review, run three ways, each in its own lab:
+ *
+ * 1. against the real server over MCP with `limits.confinement: required` (Landlock, this kernel): no payload
+ *    bites — nothing written outside the roots, no token, config or server environment returned or left behind,
+ *    no process outliving its call, no forged audit line;
+ * 2. against the real server with `limits.confinement: off`: every case that plants nothing in the workspace is
+ *    still held by the argv policy alone;
+ * 3. the control, directly and unconfined, no server: every payload bites (an inert payload fails the test).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { buildConfine } from '../../toolchain-server/scripts/build-confine.ts';
+import { connectClient } from './helpers.ts';
+import { type ServerProcess, startServerProcess } from './process-helpers.ts';
+import { type CaseClass, needsWorkspace } from './redteam/case.ts';
+import { CONFINED_CORPUS, confinedCommands } from './redteam/corpus-confined.ts';
+import { GIT_IDENTITY } from './redteam/fixtures.ts';
+import { type Lab, makeLab } from './redteam/lab.ts';
+import { type Returned, type Runner, runCase } from './redteam/run-case.ts';
+
+const PATH = process.env.PATH ?? '/usr/bin:/bin';
+/** What the project's toolchains need wherever they run (pyenv shims, rustup proxies), plus a git identity. */
+const TOOL_ENV: Record<string, string> = {
+  PYENV_ROOT: process.env.PYENV_ROOT ?? join(homedir(), '.pyenv'),
+  RUSTUP_HOME: process.env.RUSTUP_HOME ?? join(homedir(), '.rustup'),
+  ...GIT_IDENTITY,
+};
+const CONCURRENCY = 4;
+const CALL_TIMEOUT_S = 120;
+const ARGV_ONLY = CONFINED_CORPUS.filter((c) => !needsWorkspace(c));
+
+/** One abstract-socket and one TCP listener outside every call (what @ABSTRACT@ and a control's @PORT@ name). */
+async function listeners(label: string): Promise<{ abstract: string; port: number; close(): void }> {
+  const abstract = `toolyard-rt-${label}-${process.pid}-${Date.now()}`;
+  const unix: Server = createServer((s) => s.end());
+  const tcp: Server = createServer((s) => s.end());
+  await new Promise<void>((resolve) => unix.listen(`\0${abstract}`, resolve));
+  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+  return {
+    abstract,
+    port: (tcp.address() as { port: number }).port,
+    close: () => {
+      unix.close();
+      tcp.close();
+    },
+  };
+}
+
+/** Runs root-level git cases one at a time (they share the workspace repository's index). */
+function serialForRootGit(): <T>(atRootGit: boolean, work: () => Promise<T>) => Promise<T> {
+  let chain: Promise<unknown> = Promise.resolve();
+  return (atRootGit, work) => {
+    if (!atRootGit) return work();
+    const next = chain.then(work, work);
+    chain = next.catch(() => {});
+    return next;
+  };
+}
+
+interface Mode {
+  readonly lab: Lab;
+  readonly server: ServerProcess;
+  readonly client: Client;
+  readonly runner: Runner;
+  readonly close: () => Promise<void>;
+}
+
+async function startMode(confinement: 'required' | 'off'): Promise<Mode> {
+  const lab = makeLab(confinement);
+  const net = await listeners(confinement);
+  const server = await startServerProcess({
+    dir: lab.own,
+    env: { PATH, LANG: 'C.UTF-8', TOOLYARD_CANARY: lab.envCanary, AWS_SECRET_ACCESS_KEY: lab.envCanary },
+    config: {
+      name: lab.configCanary,
+      listen: { host: '127.0.0.1', port: 0 },
+      workspaceRoots: [lab.root],
+      tools: { mode: 'exec', allowedCommands: confinedCommands() },
+      env: { passthrough: ['PATH', 'LANG'], set: { HOME: lab.home, ...TOOL_ENV } },
+      limits: {
+        confinement,
+        defaultTimeoutSeconds: CALL_TIMEOUT_S,
+        maxTimeoutSeconds: CALL_TIMEOUT_S,
+        maxConcurrency: CONCURRENCY,
+        maxQueue: 256,
+      },
+      auth: { bearerTokenFile: lab.tokenFile },
+    },
+  });
+  const client = await connectClient(server.url, { authorization: `Bearer ${lab.token}` });
+  const configFile = server.child.spawnargs.at(-1) as string;
+  const runner: Runner = {
+    lab,
+    pid: server.child.pid!,
+    port: server.port,
+    abstract: net.abstract,
+    configFile,
+    survivorGraceMs: 3000,
+    homeOf: () => lab.home,
+    forgedInServer: (id) => server.lines.some((l) => l.forged === id),
+    run: async (argv, cwd, env): Promise<Returned> => {
+      const result = await client.callTool(
+        {
+          name: 'exec_allowed',
+          arguments: { command: [...argv], cwd, timeoutSeconds: CALL_TIMEOUT_S, ...(env ? { env } : {}) },
+        },
+        undefined,
+        { timeout: (CALL_TIMEOUT_S + 30) * 1000 },
+      );
+      return { text: JSON.stringify(result) };
+    },
+  };
+  return {
+    lab,
+    server,
+    client,
+    runner,
+    close: async () => {
+      await client.close();
+      server.child.kill('SIGTERM');
+      await server.exited;
+      net.close();
+      lab.cleanup();
+    },
+  };
+}
+
+/** The control's way of running: directly, unconfined, no server, the lab's shared HOME. */
+function directRunner(lab: Lab, net: { abstract: string; port: number }): Runner {
+  return {
+    lab,
+    pid: lab.stand.pid!,
+    port: net.port,
+    abstract: net.abstract,
+    configFile: lab.configFile,
+    survivorGraceMs: 300,
+    // Each case its own HOME: what one case plants must not reach another case's control.
+    homeOf: (c) => {
+      const home = join(lab.home, c.id);
+      mkdirSync(home, { recursive: true });
+      return home;
+    },
+    forgedInServer: () => false,
+    run: (argv, cwd, env, home) =>
+      new Promise((resolve) => {
+        const child = spawn(argv[0]!, argv.slice(1), {
+          cwd,
+          env: { PATH, LANG: 'C.UTF-8', HOME: home, ...TOOL_ENV, ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          detached: true,
+        });
+        let text = '';
+        child.stdout.on('data', (d: Buffer) => {
+          text += d.toString('latin1');
+        });
+        child.stderr.on('data', (d: Buffer) => {
+          text += d.toString('latin1');
+        });
+        const timer = setTimeout(() => child.kill('SIGKILL'), CALL_TIMEOUT_S * 1000);
+        child.on('error', (e) => {
+          clearTimeout(timer);
+          resolve({ text: `spawn failed: ${e.message}` });
+        });
+        // `exit`, not `close`: a leftover holding the pipes must not hold the control.
+        child.on('exit', () => {
+          clearTimeout(timer);
+          setTimeout(() => resolve({ text }), 50);
+        });
+      }),
+  };
+}
+
+function listAll(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+}
+
+describe('confinement red team: the corpus', () => {
+  it('has at least 120 cases, every class of the third review, unique ids; it says which need no planted file', () => {
+    assert.ok(CONFINED_CORPUS.length >= 120, `${CONFINED_CORPUS.length} cases`);
+    const classes: CaseClass[] = [
+      'file-input',
+      'workspace-symlink',
+      'tool-paths',
+      'same-uid',
+      'persistence',
+      'gtfobins',
+    ];
+    for (const cls of classes)
+      assert.ok(
+        CONFINED_CORPUS.filter((c) => c.class === cls).length >= 10,
+        `class ${cls} has fewer than 10 cases`,
+      );
+    assert.equal(new Set(CONFINED_CORPUS.map((c) => c.id)).size, CONFINED_CORPUS.length);
+    assert.ok(ARGV_ONLY.length >= 50, `${ARGV_ONLY.length} cases plant nothing`);
+  });
+});
+
+describe('confinement red team: limits.confinement required — no payload bites', {
+  concurrency: CONCURRENCY,
+}, () => {
+  let mode: Mode;
+  let outsideBefore: string[];
+  const serial = serialForRootGit();
+  before(async () => {
+    await buildConfine(process.arch === 'arm64' ? 'arm64' : 'amd64');
+    mode = await startMode('required');
+    outsideBefore = listAll(mode.lab.outside);
+  });
+  after(async () => {
+    await mode?.close();
+  });
+
+  for (const c of CONFINED_CORPUS)
+    it(`${c.id} [${c.class}] ${c.what}`, async () => {
+      const outcome = await serial(c.atRoot === true && c.argv[0] === 'git', () => runCase(c, mode.runner));
+      assert.equal(outcome.bit, false, `${c.id} bit under confinement: ${outcome.detail}`);
+    });
+
+  it('left no mark outside the roots or in the shared HOME, forged no audit line, leaked nothing into audit', () => {
+    const added = listAll(mode.lab.outside).filter((p) => !outsideBefore.includes(p));
+    assert.deepEqual(
+      added.filter((p) =>
+        /pwned|cache-|npmlogs|npmcache|target-|cpu-|heap-|diag-|venv-|ci-|wt-.*\/|new-/.test(p),
+      ),
+      [],
+    );
+    assert.deepEqual(listAll(mode.lab.home), [], 'calls had their own HOME: the configured one stays empty');
+    const audits = mode.server.lines.filter((l) => l.event === 'audit');
+    assert.ok(audits.every((l) => l.forged === undefined && typeof l.tool === 'string'));
+    const text = JSON.stringify(mode.server.lines);
+    for (const secret of mode.lab.secretsList.filter((s) => s !== mode.lab.configCanary))
+      assert.ok(!text.includes(secret), 'a secret reached the audit stream');
+  });
+});
+
+describe('confinement red team: limits.confinement off — the argv policy alone holds every case that plants nothing', {
+  concurrency: CONCURRENCY,
+}, () => {
+  let mode: Mode;
+  const serial = serialForRootGit();
+  before(async () => {
+    mode = await startMode('off');
+  });
+  after(async () => {
+    await mode?.close();
+  });
+
+  for (const c of ARGV_ONLY)
+    it(`${c.id} [${c.class}] ${c.what}`, async () => {
+      const outcome = await serial(c.atRoot === true && c.argv[0] === 'git', () => runCase(c, mode.runner));
+      assert.equal(outcome.bit, false, `${c.id} bit with the argv policy alone: ${outcome.detail}`);
+    });
+});
+
+describe('confinement red team: controls — every payload bites without the server', {
+  concurrency: CONCURRENCY,
+}, () => {
+  let lab: Lab;
+  let runner: Runner;
+  let net: Awaited<ReturnType<typeof listeners>>;
+  const serial = serialForRootGit();
+  before(async () => {
+    lab = makeLab('control');
+    net = await listeners('control');
+    runner = directRunner(lab, net);
+  });
+  after(() => {
+    net?.close();
+    lab?.cleanup();
+  });
+
+  for (const c of CONFINED_CORPUS)
+    it(`${c.id} [${c.class}] bites: ${c.what}`, async () => {
+      const outcome = await serial(c.atRoot === true && c.argv[0] === 'git', () => runCase(c, runner));
+      assert.equal(outcome.bit, true, `${c.id} is inert without the server: ${outcome.detail}`);
+    });
+});
