@@ -148,8 +148,9 @@ function state(path: string): string {
   return `file:${s.size}:${s.size < 65536 ? readFileSync(path, 'latin1') : s.mtimeMs}`;
 }
 
-/** Every file under `dir` as text (for secrets and proofs a call left behind), skipping large ones. */
-function leftText(dir: string): string {
+/** Every file under `dir` as text (for secrets and proofs a call left behind), skipping large ones and the
+ *  files as planted (`planted`: path → content after prepare). */
+function leftText(dir: string, planted: ReadonlyMap<string, string> = new Map()): string {
   let out = '';
   const walk = (d: string) => {
     let entries: import('node:fs').Dirent[];
@@ -163,12 +164,27 @@ function leftText(dir: string): string {
       if (e.isDirectory()) walk(p);
       else if (e.isFile())
         try {
-          if (statSync(p).size < 1 << 20) out += `\n${readFileSync(p, 'latin1')}`;
+          if (statSync(p).size < 1 << 20) {
+            const text = readFileSync(p, 'latin1');
+            if (planted.get(p) !== text) out += `\n${text}`;
+          }
         } catch {}
     }
   };
   walk(dir);
   return out;
+}
+
+/** The files as planted, to tell them from what a call left. */
+function plantedFiles(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    const p = join(dir, name);
+    try {
+      if (statSync(p).isFile() && statSync(p).size < 1 << 20) files.set(p, readFileSync(p, 'latin1'));
+    } catch {}
+  }
+  return files;
 }
 
 function alive(pid: number): boolean {
@@ -186,6 +202,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Runs the case (both calls when it has `then`) and tells whether its payload bit. */
 export async function runCase(c: RedCase, r: Runner): Promise<Outcome> {
   const dir = prepare(c, r);
+  const planted = c.atRoot || c.inSub ? new Map<string, string>() : plantedFiles(dir);
   const effect = c.effect;
   const target = 'outside' in effect ? fill(effect.outside, c, r) : undefined;
   const before = target ? state(target) : '';
@@ -204,7 +221,7 @@ export async function runCase(c: RedCase, r: Runner): Promise<Outcome> {
         )
       ).text,
     );
-  const evidence = `${returned.join('\n')}\n${c.atRoot || c.inSub ? '' : leftText(dir)}`;
+  const evidence = `${returned.join('\n')}\n${c.atRoot || c.inSub ? '' : leftText(dir, planted)}`;
   const shown = returned.join(' | ').slice(0, 600);
   if (target) {
     const after = state(target);
