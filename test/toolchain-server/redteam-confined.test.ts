@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -278,4 +278,58 @@ describe('confinement red team: controls — every payload bites without the ser
       const outcome = await serial(c.atRoot === true && c.argv[0] === 'git', () => runCase(c, runner));
       assert.equal(outcome.bit, true, `${c.id} is inert without the server: ${outcome.detail}`);
     });
+});
+
+/**
+ * What Landlock (ABI ≤ 7) does not mediate, pinned so the docs stay true (docs/confinement.md, "Red team"):
+ * metadata of files outside the roots (mode, times, user xattrs) and connect() to a pathname Unix socket. The
+ * container layer stops these for the server's own files (a non-root uid that owns neither the Secret and
+ * ConfigMap mounts nor the image's /opt/toolyard; read-only mounts), and a pod mounts no foreign sockets.
+ */
+describe('confinement red team: what the kernel layer lets through (stopped by the container layer)', () => {
+  let mode: Mode;
+  let victim: string;
+  let socketPath: string;
+  let listener: Server;
+  let connections = 0;
+  const call = async (script: string) => {
+    const file = join(mode.lab.root, `limit-${Date.now()}-${Math.random().toString(36).slice(2)}.sh`);
+    writeFileSync(file, script);
+    return mode.runner.run(['sh', file], mode.lab.root, undefined, mode.lab.home);
+  };
+  before(async () => {
+    mode = await startMode('required');
+    victim = join(mode.lab.outside, 'metadata-victim');
+    writeFileSync(victim, 'victim\n', { mode: 0o600 });
+    socketPath = join(mode.lab.outside, 'agent.sock');
+    listener = createServer((s) => {
+      connections++;
+      s.end();
+    });
+    await new Promise<void>((resolve) => listener.listen(socketPath, resolve));
+  });
+  after(async () => {
+    listener?.close();
+    await mode?.close();
+  });
+
+  it('chmod of a file outside the roots goes through, and still gives no read of the token', async () => {
+    await call(`chmod 0644 ${victim}\nchmod 0644 ${mode.lab.tokenFile}\ncat ${mode.lab.tokenFile}\n`);
+    assert.equal(statSync(victim).mode & 0o777, 0o644);
+    const text = (await call(`cat ${mode.lab.tokenFile}\n`)).text;
+    assert.ok(!text.includes(mode.lab.token), 'the token stays unreadable whatever its mode');
+  });
+
+  it('utimes (touch of an existing file) outside the roots goes through; its content does not change', async () => {
+    await call(`touch -d 2001-01-01 ${victim}\n`);
+    assert.equal(statSync(victim).mtime.getUTCFullYear(), 2001);
+    assert.equal(readFileSync(victim, 'utf8'), 'victim\n');
+  });
+
+  it('connect() to a pathname Unix socket outside the roots goes through (abstract ones do not: U-cases)', async () => {
+    await call(
+      `/usr/bin/python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("${socketPath}")'\n`,
+    );
+    assert.equal(connections, 1);
+  });
 });

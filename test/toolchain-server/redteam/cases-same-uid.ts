@@ -10,6 +10,7 @@ import {
   FORGED,
   MARKED,
   numbered,
+  OUT,
   type Planted,
   PROOF,
   type RedCase,
@@ -21,6 +22,8 @@ interface Payload {
   readonly name: string;
   readonly script: string;
   readonly effect: Effect;
+  /** Set up outside the roots (what the payload would change). */
+  readonly outside?: RedCase['outside'];
 }
 
 const PY = '/usr/bin/python3';
@@ -78,6 +81,35 @@ if os.fork() == 0:
     os._exit(0)
 time.sleep(0.2)'\n`,
     effect: SURVIVES,
+  },
+  killReaper: {
+    name: 'kills its reaper (the confinement helper) to orphan a setsid grandchild',
+    script:
+      'setsid sleep 125 > /dev/null 2>&1 < /dev/null &\necho $! > @CASE@/survivor.pid\n[ "$(cat /proc/$PPID/comm)" = toolyard-confine ] && kill -KILL $PPID\ntrue\n',
+    effect: SURVIVES,
+  },
+  hardLink: {
+    name: 'hard-links a file outside into the workspace and writes through the link',
+    script: 'ln @OUT@/hl-@ID@ hl && echo pwned >> hl\n',
+    outside: { 'hl-@ID@': 'victim\n' },
+    effect: OUT('@OUT@/hl-@ID@'),
+  },
+  renameIn: {
+    name: 'moves a file from outside into the workspace',
+    script: 'mv @OUT@/mv-@ID@ stolen\n',
+    outside: { 'mv-@ID@': 'victim\n' },
+    effect: OUT('@OUT@/mv-@ID@'),
+  },
+  symlinkOut: {
+    name: 'makes a symlink out of the workspace and writes through it',
+    script: 'ln -s @OUT@ o && touch o/pwned-@ID@\n',
+    effect: MARKED,
+  },
+  bindMount: {
+    name: 'bind-mounts a directory outside over a workspace path in a user namespace',
+    script: "unshare -rm sh -c 'mkdir -p m && mount --bind @OUT@/bind-@ID@ m && touch m/pwned'\n",
+    outside: { 'bind-@ID@': { dir: true } },
+    effect: OUT('@OUT@/bind-@ID@'),
   },
   forge: {
     name: "writes a forged audit line into another process's stdout",
@@ -185,6 +217,7 @@ function through(
     what: `${v.name} ${p.name}`,
     argv: v.argv,
     files: { ...v.files, 'payload.sh': p.script },
+    ...(p.outside ? { outside: p.outside } : {}),
     effect: p.effect,
   };
 }
