@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildConfine } from '../../toolchain-server/scripts/build-confine.ts';
-import { connectClient } from './helpers.ts';
+import { connectClient, waitFor } from './helpers.ts';
 import { type ServerProcess, startServerProcess } from './process-helpers.ts';
 import { type CaseClass, needsWorkspace } from './redteam/case.ts';
 import { CONFINED_CORPUS, confinedCommands } from './redteam/corpus-confined.ts';
@@ -67,6 +67,8 @@ function serialForRootGit(): <T>(atRootGit: boolean, work: () => Promise<T>) => 
 
 interface Mode {
   readonly lab: Lab;
+  /** Tool calls made so far: each must have exactly one audit line. */
+  readonly calls: () => number;
   readonly server: ServerProcess;
   readonly client: Client;
   readonly runner: Runner;
@@ -97,6 +99,7 @@ async function startMode(confinement: 'required' | 'off'): Promise<Mode> {
   });
   const client = await connectClient(server.url, { authorization: `Bearer ${lab.token}` });
   const configFile = server.child.spawnargs.at(-1) as string;
+  let calls = 0;
   const runner: Runner = {
     lab,
     pid: server.child.pid!,
@@ -107,6 +110,7 @@ async function startMode(confinement: 'required' | 'off'): Promise<Mode> {
     homeOf: () => lab.home,
     forgedInServer: (id) => server.lines.some((l) => l.forged === id),
     run: async (argv, cwd, env): Promise<Returned> => {
+      calls++;
       const result = await client.callTool(
         {
           name: 'exec_allowed',
@@ -120,6 +124,7 @@ async function startMode(confinement: 'required' | 'off'): Promise<Mode> {
   };
   return {
     lab,
+    calls: () => calls,
     server,
     client,
     runner,
@@ -222,14 +227,23 @@ describe('confinement red team: limits.confinement required — no payload bites
       assert.equal(outcome.bit, false, `${c.id} bit under confinement: ${outcome.detail}`);
     });
 
-  it('left no mark outside the roots or in the shared HOME, forged no audit line, leaked nothing into audit', () => {
+  it('left no mark outside the roots or in the shared HOME, forged no audit line, leaked nothing into audit', async () => {
     // Each case checks its own target; across all of them, no payload's mark is anywhere outside.
     assert.deepEqual(
       listAll(mode.lab.outside).filter((p) => /(^|\/)pwned/.test(p)),
       [],
     );
     assert.deepEqual(listAll(mode.lab.home), [], 'calls had their own HOME: the configured one stays empty');
-    const audits = mode.server.lines.filter((l) => l.event === 'audit');
+    // Audit lines reach the test through a pipe after the results: give the last ones a moment.
+    const audited = () => mode.server.lines.filter((l) => l.event === 'audit');
+    await waitFor(() => audited().length >= mode.calls(), 5000, 'an audit line per call').catch(() => {});
+    const audits = audited();
+    const seen = new Set(audits.map((l) => JSON.stringify(l.argv)));
+    assert.equal(
+      audits.length,
+      mode.calls(),
+      `one audit line per call, none forged, none missing; audited: ${[...seen].join(' ')}`,
+    );
     assert.ok(audits.every((l) => l.forged === undefined && typeof l.tool === 'string'));
     const text = JSON.stringify(mode.server.lines);
     for (const secret of mode.lab.secretsList.filter((s) => s !== mode.lab.configCanary))
