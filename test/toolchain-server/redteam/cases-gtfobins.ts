@@ -301,4 +301,41 @@ export const GTFOBINS: readonly RedCase[] = numbered('G', 'gtfobins', [
     ...AT_ROOT,
     effect: OUT('@OUT@/npmc-@ID@'),
   },
+  // Options forwarded to the test runner a tool starts: the runner writes where they say.
+  {
+    what: 'go test -args -test.cpuprofile=… outside',
+    argv: ['go', 'test', '.', '-args', '-test.cpuprofile=@MARK@'],
+    ...AT_ROOT,
+    effect: MARKED,
+  },
+  {
+    what: 'go test -args -test.memprofile … outside (separate word)',
+    argv: ['go', 'test', '-run', 'TestX', '.', '-args', '-test.memprofile', '@MARK@'],
+    ...AT_ROOT,
+    effect: MARKED,
+  },
+  {
+    what: 'go test -args -test.trace=… outside',
+    argv: ['go', 'test', '.', '-args', '-test.trace=@MARK@'],
+    ...AT_ROOT,
+    effect: MARKED,
+  },
+  {
+    what: "cargo test -- --logfile …: libtest's log outside",
+    argv: ['cargo', 'test', '-q', '--', '--logfile', '@MARK@'],
+    inSub: true,
+    effect: MARKED,
+  },
+  {
+    what: 'cargo test -- --logfile=… outside',
+    argv: ['cargo', 'test', '-q', '--', '--logfile=@MARK@'],
+    inSub: true,
+    effect: MARKED,
+  },
+  {
+    what: "npm test -- --test-reporter-destination=…: node --test's report outside",
+    argv: ['npm', 'test', '--', '--test-reporter=spec', '--test-reporter-destination=@MARK@'],
+    inSub: true,
+    effect: MARKED,
+  },
 ]);

@@ -54,8 +54,12 @@ const PROJECT: Record<string, string> = {
   'x_test.go': 'package redteam\n\nimport "testing"\n\nfunc TestX(t *testing.T) { _ = X() }\n',
   'main.tf': 'output "hello" {\n  value = "world"\n}\n',
   'test_ok.py': 'def test_ok():\n    pass\n',
-  '.gitignore': 'cases/\n',
+  '.gitignore': 'cases/\nsub/target/\n',
   'sub/README': 'a subdirectory of the project\n',
+  // A Node and a Rust package in `sub`: their test runners take options forwarded after `--`.
+  'sub/package.json': `${JSON.stringify({ name: 'sub', version: '1.0.0', scripts: { test: 'node --test' } })}\n`,
+  'sub/Cargo.toml': '[package]\nname = "sub"\nversion = "0.1.0"\nedition = "2021"\n',
+  'sub/src/lib.rs': '#[cfg(test)]\nmod tests {\n    #[test]\n    fn ok() {}\n}\n',
 };
 
 export function git(cwd: string, ...args: string[]): void {
@@ -84,7 +88,7 @@ export function makeLab(label: string): Lab {
   const configFile = join(own, 'config.json');
   // Controls read a stand-in config at the same place; the server writes its own (startServerProcess).
   writeFileSync(configFile, `${JSON.stringify({ name: configCanary })}\n`);
-  mkdirSync(join(root, 'sub'));
+  mkdirSync(join(root, 'sub', 'src'), { recursive: true });
   for (const [name, content] of Object.entries(PROJECT)) writeFileSync(join(root, name), content);
   git(root, 'init', '-q', '-b', 'main', '.');
   git(root, 'add', '.');
