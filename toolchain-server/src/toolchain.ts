@@ -394,8 +394,9 @@ export class Toolchain {
     }
     let result: RunResult;
     let pgid: number | undefined;
-    const scratch = this.callScratch();
+    let scratch: CallScratch | undefined;
     try {
+      scratch = this.callScratch();
       result = await runCommand({
         file,
         argv0: plan.command,
