@@ -10,7 +10,7 @@
  * 3. the control, directly and unconfined, no server: every payload bites (an inert payload fails the test).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { homedir } from 'node:os';
@@ -19,7 +19,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildConfine } from '../../toolchain-server/scripts/build-confine.ts';
 import { connectClient, waitFor } from './helpers.ts';
-import { type ServerProcess, startServerProcess } from './process-helpers.ts';
+import { type ServerProcess, SOURCE_ENTRY, startServerProcess } from './process-helpers.ts';
 import { type CaseClass, needsWorkspace } from './redteam/case.ts';
 import { CONFINED_CORPUS, confinedCommands } from './redteam/corpus-confined.ts';
 import { GIT_IDENTITY } from './redteam/fixtures.ts';
@@ -345,5 +345,60 @@ describe('confinement red team: what the kernel layer lets through (stopped by t
       `/usr/bin/python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("${socketPath}")'\n`,
     );
     assert.equal(connections, 1);
+  });
+});
+
+/**
+ * Landlock rules only add: a token placed inside a workspace root would be readable by every call whatever the
+ * deny list says. The server refuses to start with confinement on; the control (confinement off) shows that the
+ * argv policy alone lets a plain `cat` read it.
+ */
+describe('confinement red team: a token inside the workspace is refused at start', () => {
+  let lab: Lab;
+  before(() => {
+    lab = makeLab('inside');
+    mkdirSync(join(lab.root, '.toolyard'));
+    writeFileSync(join(lab.root, '.toolyard', 'token'), `${lab.token}\n`);
+  });
+  after(() => lab?.cleanup());
+  const config = (confinement: string) => ({
+    name: 'inside',
+    listen: { host: '127.0.0.1', port: 0 },
+    workspaceRoots: [lab.root],
+    tools: { mode: 'exec', allowedCommands: ['cat'] },
+    env: { passthrough: ['PATH'] },
+    auth: { bearerTokenFile: join(lab.root, '.toolyard', 'token') },
+    limits: { confinement },
+  });
+
+  it('confinement required: the server does not start, and says which field and what to do', () => {
+    const file = join(lab.own, 'inside.json');
+    writeFileSync(file, JSON.stringify(config('required')));
+    const r = spawnSync(process.execPath, [SOURCE_ENTRY, '--config', file], {
+      encoding: 'utf8',
+      timeout: 15_000,
+      env: { PATH },
+    });
+    assert.notEqual(r.status, 0);
+    assert.match(
+      r.stderr,
+      /auth\.bearerTokenFile .* lies inside .*, which every confined call may read and write/,
+    );
+  });
+
+  it('control: with confinement off the server starts and `cat` returns the token', async () => {
+    const server = await startServerProcess({ dir: lab.own, env: { PATH }, config: config('off') });
+    try {
+      const client = await connectClient(server.url, { authorization: `Bearer ${lab.token}` });
+      const result = await client.callTool({
+        name: 'exec_allowed',
+        arguments: { command: ['cat', '.toolyard/token'] },
+      });
+      await client.close();
+      assert.match(JSON.stringify(result), new RegExp(lab.token));
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
   });
 });
