@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -183,6 +183,19 @@ function directRunner(lab: Lab, net: { abstract: string; port: number }): Runner
   };
 }
 
+/** Pids of the processes whose working directory lies under `dir`. */
+function processesIn(dir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cwd = readlinkSync(`/proc/${entry}/cwd`);
+      if (cwd === dir || cwd.startsWith(`${dir}/`)) pids.push(Number(entry));
+    } catch {}
+  }
+  return pids;
+}
+
 function listAll(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
 }
@@ -208,9 +221,7 @@ describe('confinement red team: the corpus', () => {
   });
 });
 
-describe('confinement red team: limits.confinement required — no payload bites', {
-  concurrency: CONCURRENCY,
-}, () => {
+describe('confinement red team: limits.confinement required — no payload bites', () => {
   let mode: Mode;
   const serial = serialForRootGit();
   before(async () => {
@@ -221,12 +232,15 @@ describe('confinement red team: limits.confinement required — no payload bites
     await mode?.close();
   });
 
-  for (const c of CONFINED_CORPUS)
-    it(`${c.id} [${c.class}] ${c.what}`, async () => {
-      const outcome = await serial(c.atRoot === true && c.argv[0] === 'git', () => runCase(c, mode.runner));
-      assert.equal(outcome.bit, false, `${c.id} bit under confinement: ${outcome.detail}`);
-    });
+  describe('every case', { concurrency: CONCURRENCY }, () => {
+    for (const c of CONFINED_CORPUS)
+      it(`${c.id} [${c.class}] ${c.what}`, async () => {
+        const outcome = await serial(c.atRoot === true && c.argv[0] === 'git', () => runCase(c, mode.runner));
+        assert.equal(outcome.bit, false, `${c.id} bit under confinement: ${outcome.detail}`);
+      });
+  });
 
+  // Runs once every case has finished: this block runs its tests one after the other.
   it('left no mark outside the roots or in the shared HOME, forged no audit line, leaked nothing into audit', async () => {
     // Each case checks its own target; across all of them, no payload's mark is anywhere outside.
     assert.deepEqual(
@@ -234,6 +248,19 @@ describe('confinement red team: limits.confinement required — no payload bites
       [],
     );
     assert.deepEqual(listAll(mode.lab.home), [], 'calls had their own HOME: the configured one stays empty');
+    // Nothing any case started still runs there: no process but the server and the stand-in has its cwd in the lab.
+    const left = processesIn(mode.lab.base).filter(
+      (pid) => pid !== mode.server.child.pid && pid !== mode.lab.stand.pid,
+    );
+    const describeProc = (pid: number) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')} [${stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 12)}] cwd ${readlinkSync(`/proc/${pid}/cwd`)}`;
+      } catch {
+        return `${pid} gone`;
+      }
+    };
+    assert.deepEqual(left.map(describeProc), [], 'processes left behind by the calls');
     // Audit lines reach the test through a pipe after the results: give the last ones a moment.
     const audited = () => mode.server.lines.filter((l) => l.event === 'audit');
     await waitFor(() => audited().length >= mode.calls(), 5000, 'an audit line per call').catch(() => {});
