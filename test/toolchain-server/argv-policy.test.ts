@@ -235,6 +235,17 @@ const refused: ReadonlyArray<readonly [rule: string, argv: readonly string[]]> =
   ['subcommand-not-allowed', ['npm', 'publish']],
   ['positional-not-allowed', ['pwd', 'extra']],
   ['positional-not-allowed', ['git', 'config', '--get', 'a', 'b', 'c']],
+  // found by the confinement red team (redteam/cases-tool-paths.ts, cases-gtfobins.ts): paths a tool expands
+  // or opens from elsewhere, and options forwarded to the test runner a tool starts
+  ['path-outside-roots', ['pytest', '--junitxml=~/report.xml']],
+  ['path-outside-roots', ['pytest', '--junitxml=$HOME/report.xml']],
+  ['path-outside-roots', ['npm', '--cache=~/npm-cache', 'test']],
+  ['path-outside-roots', ['git', 'push', 'file://localhost/etc/repo', 'HEAD']],
+  ['path-outside-roots', ['git', 'push', 'file://elsewhere/repo', 'HEAD']],
+  ['path-outside-roots', ['git', 'push', 'escape', 'HEAD']],
+  ['path-outside-roots', ['go', 'test', '.', '-args', '-test.cpuprofile=/tmp/cpu.out']],
+  ['path-outside-roots', ['cargo', 'test', '--', '--logfile', '/tmp/test.log']],
+  ['path-outside-roots', ['npm', 'test', '--', '--test-reporter-destination=/tmp/report']],
 ];
 
 const allowed: ReadonlyArray<readonly [argv: readonly string[], runs?: readonly string[]]> = [
@@ -314,6 +325,7 @@ const allowed: ReadonlyArray<readonly [argv: readonly string[], runs?: readonly 
   ],
   [['awk', '-f', 'scripts/report.awk', 'data.csv', 'n=1']],
   [['sed', '--sandbox', '-e', 's/a/b/', 'file']],
+  // GNU sed compiles -e scripts as it reads them: the server puts --sandbox first so it applies to every one.
   [
     ['sed', 's/a/b/', 'file', '--sandbox'],
     ['--sandbox', 's/a/b/', 'file', '--sandbox'],
@@ -361,6 +373,10 @@ const allowed: ReadonlyArray<readonly [argv: readonly string[], runs?: readonly 
   [['jq', '-r', '.name', 'file']],
   [['python3', '-m', 'json.tool', 'file']],
   [['python3', '-m', 'py_compile', 'file']],
+  [
+    ['sed', '-e', '1e touch x', '--sandbox', 'file'],
+    ['--sandbox', '-e', '1e touch x', '--sandbox', 'file'],
+  ],
   [
     ['grep', '-rn', 'TODO', 'sub'],
     ['--recursive', '--line-number', 'TODO', 'sub'],

@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { toolchainServerConfigSchema } from '../../toolchain-server/src/config.ts';
 import { helperArgs, readOnlyGrants, staticPolicy } from '../../toolchain-server/src/confinement/policy.ts';
@@ -30,6 +30,44 @@ describe('confinement policy', () => {
   writeFileSync(join(top, 'etc', 'toolyard', 'config.json'), '{}');
   symlinkSync(join(top, 'etc', 'toolyard', 'config.json'), join(top, 'etc', 'config-link'));
   symlinkSync('usr/bin', join(top, 'bin'));
+
+  it('refuses to start when a token or the config file lies inside a workspace root or a declared cache', () => {
+    const ws = join(realpathSync(mkdtempSync(join(tmpdir(), 'toolyard-policy-ws-'))), 'ws');
+    mkdirSync(join(ws, '.toolyard'), { recursive: true });
+    writeFileSync(join(ws, '.toolyard', 'token'), 'secret\n');
+    writeFileSync(join(ws, 'toolyard.json'), '{}');
+    const config = (extra: Record<string, unknown>) =>
+      toolchainServerConfigSchema.parse({
+        name: 't',
+        listen: { host: '127.0.0.1', port: 0 },
+        workspaceRoots: [ws],
+        tools: { mode: 'exec', allowedCommands: ['true'] },
+        ...extra,
+      });
+    assert.throws(
+      () =>
+        staticPolicy({
+          config: config({ auth: { bearerTokenFile: join(ws, '.toolyard', 'token') } }),
+          ownFiles: [],
+          scratchBase: '/tmp/calls',
+        }),
+      /auth\.bearerTokenFile .*\/ws\/\.toolyard\/token lies inside .*\/ws, which every confined call may read/,
+    );
+    assert.throws(
+      () =>
+        staticPolicy({
+          config: config({}),
+          ownFiles: [join(ws, 'toolyard.json')],
+          scratchBase: '/tmp/calls',
+        }),
+      /the config file .* lies inside/,
+    );
+    // The bundle directory (a checkout used as the workspace) is not a secret file: no refusal.
+    assert.doesNotThrow(() =>
+      staticPolicy({ config: config({}), ownFiles: [join(ws, '.toolyard')], scratchBase: '/tmp/calls' }),
+    );
+    rmSync(dirname(ws), { recursive: true, force: true });
+  });
 
   it('grants every entry but the denied ones, opening only the directories that hold them; never a symlink', () => {
     const grants = readOnlyGrants([join(top, 'etc', 'toolyard'), join(top, 'opt', 'toolyard')], top);

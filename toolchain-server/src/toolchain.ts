@@ -24,6 +24,7 @@ import {
 import { ToolError } from './errors.ts';
 import { Limiter } from './limiter.ts';
 import { type CallOutcome, Metrics } from './metrics.ts';
+import { PinnedCwd } from './pinned-cwd.ts';
 import { approveArgv, commandEnvironment } from './policy/argv-policy.ts';
 import { CommandTable } from './policy/commands.ts';
 import { WorkspaceRoots } from './policy/cwd.ts';
@@ -393,16 +394,39 @@ export class Toolchain {
     // The policy decides before availability: a refused argv is refused whether or not the tool is installed.
     const file = this.commands.pathOf(plan.command);
 
-    const release = await this.limiter.acquire(ctx.signal);
+    // The cwd checked is the cwd used: opened now, the command started in it through its descriptor.
+    const pinned = PinnedCwd.open(cwd);
+    let release: () => void;
+    try {
+      const queued = this.limiter.active >= this.limiter.maxConcurrency;
+      release = await this.limiter.acquire(ctx.signal);
+      try {
+        pinned.assertUnchanged();
+        // Earlier calls ran while this one waited: the operands below the cwd are checked again.
+        if (queued)
+          approveArgv(plan.command, plan.args, {
+            cwd,
+            paths: this.roots,
+            posixlyCorrect: env.POSIXLY_CORRECT !== undefined,
+          });
+      } catch (error) {
+        release();
+        throw error;
+      }
+    } catch (error) {
+      pinned.close();
+      throw error;
+    }
     let result: RunResult;
     let pgid: number | undefined;
-    const scratch = this.callScratch();
+    let scratch: CallScratch | undefined;
     try {
+      scratch = this.callScratch();
       result = await runCommand({
         file,
         argv0: plan.command,
         args,
-        cwd,
+        cwd: pinned.spawnPath,
         env: this.confinedEnv(env, scratch),
         confine: this.confineRequest(scratch, timeoutSeconds * 1000, this.killGraceMs, fetch),
         timeoutMs: timeoutSeconds * 1000,
@@ -424,6 +448,7 @@ export class Toolchain {
       });
     } finally {
       release();
+      pinned.close();
       this.endCall(scratch);
     }
     this.checkConfinement(result, audit);

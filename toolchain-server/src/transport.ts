@@ -90,6 +90,37 @@ class PendingPost {
   }
 }
 
+/**
+ * How many request ids a session remembers. A cancelled call's handler may still be stopping after its id left
+ * the pending set, so ids are remembered beyond their response; a call cannot stay alive across this many
+ * later requests (at most maxConcurrency + maxQueue run or wait at once).
+ */
+const REMEMBERED_IDS = 10_000;
+
+/** The request ids a session has used, most recent last, bounded. */
+class UsedIds {
+  private readonly ids = new Set<RequestId>();
+
+  has(id: RequestId): boolean {
+    return this.ids.has(id);
+  }
+
+  add(id: RequestId): void {
+    this.ids.add(id);
+    if (this.ids.size > REMEMBERED_IDS) this.ids.delete(this.ids.values().next().value as RequestId);
+  }
+
+  /** The first id of `requests` used before in the session or repeated within them. */
+  firstReused(requests: readonly { id: RequestId }[]): RequestId | undefined {
+    const seen = new Set<RequestId>();
+    for (const { id } of requests) {
+      if (this.ids.has(id) || seen.has(id)) return id;
+      seen.add(id);
+    }
+    return undefined;
+  }
+}
+
 export class SessionTransport implements Transport {
   readonly sessionId: string;
   onmessage?: Transport['onmessage'];
@@ -97,6 +128,7 @@ export class SessionTransport implements Transport {
   onerror?: Transport['onerror'];
   /** Pending request id → the POST waiting for its response. */
   private readonly pending = new Map<RequestId, PendingPost>();
+  private readonly usedIds = new UsedIds();
   private closed = false;
   lastActivity = Date.now();
 
@@ -120,9 +152,27 @@ export class SessionTransport implements Transport {
       for (const message of messages) this.receive(message);
       return;
     }
+    const reused = this.usedIds.firstReused(requests);
+    if (reused !== undefined) {
+      // MCP: a request id MUST NOT be reused within a session. Accepting one while the first runs (or is still
+      // stopping after a cancel) would tie both calls to one id: a disconnect would stop only one of them.
+      res.writeHead(400, { ...headers, 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: reused,
+          error: {
+            code: -32600,
+            message: `Invalid Request: id ${JSON.stringify(reused)} was already used in this session (MCP request ids must be unique per session); nothing in this message was run`,
+          },
+        }),
+      );
+      return;
+    }
     const wantsStream = requests.some((r) => r.params?._meta?.progressToken !== undefined);
     const post = new PendingPost(res, wantsStream, headers, batch);
     for (const request of requests) {
+      // initialize runs nothing and opens the session: clients (and tests) often number from it again.
+      if (request.method !== 'initialize') this.usedIds.add(request.id);
       post.ids.add(request.id);
       this.pending.set(request.id, post);
     }

@@ -4,7 +4,7 @@
  * none of the denied paths is granted whole; one that holds some is opened up and its entries granted one by one,
  * the denied ones left out. Symbolic links are never granted (their targets are granted, or not, where they live).
  */
-import { mkdirSync, readdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import type { CacheConfig, ToolchainServerConfig } from '../config.ts';
@@ -137,6 +137,27 @@ function proxyPort(url: string): number {
   return u.protocol === 'https:' ? 443 : 80;
 }
 
+/**
+ * Landlock rules only add: a token or config file inside a workspace root or a declared cache would be readable
+ * (and writable) by every call, whatever the deny list says. Refuses to start, naming the field and what to do.
+ * Directories among `files` (the bundle) are skipped: a workspace that holds the server's source is a checkout.
+ */
+function assertSecretsOutside(
+  files: ReadonlyArray<readonly [field: string, path: string]>,
+  readWrite: readonly string[],
+): void {
+  const areas = readWrite.map((p) => [p, real(p) ?? p] as const);
+  for (const [field, file] of files) {
+    const path = real(file);
+    if (path === undefined || !statSync(path).isFile()) continue;
+    const area = areas.find(([, r]) => path === r || path.startsWith(r + sep));
+    if (area)
+      throw new Error(
+        `${field} ${file} lies inside ${area[0]}, which every confined call may read and write: move it out of workspaceRoots and the declared caches (or set limits.confinement to off, which protects it less)`,
+      );
+  }
+}
+
 /** The part of the policy that is the same for every call, computed once at start. */
 export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
   const { config } = inputs;
@@ -186,6 +207,16 @@ export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
     try {
       mkdirSync(cache.path, { recursive: true });
     } catch {}
+  assertSecretsOutside(
+    [
+      ...(config.auth?.bearerTokenFile
+        ? [['auth.bearerTokenFile', config.auth.bearerTokenFile] as const]
+        : []),
+      ...(config.egressProxy ? [['egressProxy.tokenFile', config.egressProxy.tokenFile] as const] : []),
+      ...inputs.ownFiles.map((f) => ['the config file', f] as const),
+    ],
+    [...readWrite, ...caches.map((c) => c.path)],
+  );
   readWrite.push(...WRITABLE_DEVICES);
   const walked = readOnlyGrants(denied);
   return {

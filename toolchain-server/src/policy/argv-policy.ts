@@ -87,5 +87,6 @@ export function approveArgv(name: string, args: readonly string[], ctx: ArgvPoli
   }
   const parsed = parseCommand(table, args, { posixlyCorrect: ctx.posixlyCorrect ?? false });
   checkPaths(parsed, ctx.cwd, ctx.paths);
+  // sed's and gawk's tables prepend `--sandbox` (text-tools.ts): no script is compiled before it.
   return parsed.argv;
 }

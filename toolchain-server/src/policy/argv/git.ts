@@ -26,11 +26,26 @@ import { GIT_GLOBAL, GIT_PARSE_OPTIONS } from '../options/syntaxes.ts';
 const RUNS = 'runs-command-option';
 const GPG = 'runs gpg.program, a program named in configuration';
 
+/** The path git opens for a file:// URL (host empty or localhost, %XX decoded); undefined for another host. */
+function fileUrlPath(url: string): string | undefined {
+  const rest = url.slice('file://'.length);
+  const slash = rest.indexOf('/');
+  const host = slash < 0 ? rest : rest.slice(0, slash);
+  if (host !== '' && host.toLowerCase() !== 'localhost') return undefined;
+  try {
+    return decodeURIComponent(slash < 0 ? '' : rest.slice(slash));
+  } catch {
+    return undefined;
+  }
+}
+
 /** A remote: a name, an https/ssh/git URL or scp-like address, or a local repository inside the roots. */
 const remote: ValueSpec = {
   kind: 'custom',
   describe: 'a remote name, an https/ssh/git URL, or a repository path inside the workspace',
-  check(value, inside): Refusal | undefined {
+  // git opens a local repository path from the worktree's top, not the cwd: `upward` checks it from every
+  // directory between the cwd and its root (any of them may be the top).
+  check(value, _inside, inside): Refusal | undefined {
     if (/^[A-Za-z][A-Za-z0-9+.-]*::/.test(value))
       return refusal(
         'remote-helper',
@@ -38,8 +53,9 @@ const remote: ValueSpec = {
       );
     const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(value)?.[1]?.toLowerCase();
     if (scheme === 'file') {
-      const local = value.slice('file://'.length);
-      return inside(local)
+      // git drops a `localhost` host and decodes %XX escapes (`%2e%2e` is `..`) before it opens the path.
+      const local = fileUrlPath(value);
+      return local !== undefined && inside(local)
         ? undefined
         : refusal(
             'path-outside-roots',
@@ -54,7 +70,7 @@ const remote: ValueSpec = {
     const colon = value.indexOf(':');
     const slash = value.indexOf('/');
     if (colon > 0 && (slash < 0 || colon < slash)) return undefined;
-    if (!value.includes('/') && !value.startsWith('.')) return undefined;
+    // A bare word is a configured remote, or else a path git opens: one that exists must lead inside.
     return inside(value)
       ? undefined
       : refusal(

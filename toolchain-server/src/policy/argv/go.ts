@@ -8,6 +8,7 @@ import { isAbsolute } from 'node:path';
 import {
   choice,
   flag,
+  forwardedArgs,
   infoFlag,
   matching,
   number,
@@ -28,7 +29,9 @@ function goPackage(local: boolean): ValueSpec {
   return {
     kind: 'custom',
     describe: 'a package pattern such as ./... or ./cmd/tool',
-    check(value, inside): Refusal | undefined {
+    check(value, inside, upward): Refusal | undefined {
+      // After -args, words go to the test binary: its -test.cpuprofile=… and the like write files.
+      if (value.startsWith('-')) return forwardedArgs.check(value, inside, upward);
       if (local && value.includes('@'))
         return refusal(
           'package-runner',
@@ -148,7 +151,7 @@ export const GO: CommandSpec = {
     ]),
     test: goSub('test', [...BUILD_FLAGS, ...TEST_FLAGS], {
       syntax: GO_TEST_FLAG,
-      afterDoubleDash: programArgs,
+      afterDoubleDash: forwardedArgs,
     }),
     run: goSub('run', BUILD_FLAGS, { positionals: { each: [goPackage(true)], rest: programArgs } }),
     get: goSub('get', [flag('-u'), flag('-t'), flag('-d'), flag('-v'), flag('-x')], {

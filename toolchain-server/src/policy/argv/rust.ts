@@ -6,6 +6,7 @@
 import {
   choice,
   flag,
+  forwardedArgs,
   infoFlag,
   matching,
   number,
@@ -122,11 +123,11 @@ export const CARGO: CommandSpec = {
     check: cargoSub('check', build),
     test: cargoSub('test', [...build, flag('--no-run'), flag('--no-fail-fast'), flag('--doc')], {
       positionals: { each: [text] },
-      afterDoubleDash: programArgs,
+      afterDoubleDash: forwardedArgs,
     }),
     bench: cargoSub('bench', [...build, flag('--no-run'), flag('--no-fail-fast')], {
       positionals: { each: [text] },
-      afterDoubleDash: programArgs,
+      afterDoubleDash: forwardedArgs,
     }),
     run: cargoSub(
       'run',

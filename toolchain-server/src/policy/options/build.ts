@@ -13,6 +13,29 @@ export const pathspec: ValueSpec = { kind: 'pathspec' };
 /** Arguments that belong to the program being run (a script's argv, a test binary's flags). */
 export const programArgs: ValueSpec = { kind: 'text', describe: "the program's own arguments" };
 
+/**
+ * Arguments a tool forwards to the test runner or script it starts (`go test -args`, `cargo test --`,
+ * `npm test --`): that program writes where they say (`-test.cpuprofile=`, libtest's `--logfile`, node's
+ * `--test-reporter-destination=`). A word that names a path — absolute, with `..`, from `~` or `$VAR/`, alone
+ * or as `--option=value` — must lead inside the roots.
+ */
+export const forwardedArgs: Extract<ValueSpec, { kind: 'custom' }> = {
+  kind: 'custom',
+  describe: "the program's own arguments, paths among them inside the workspace roots",
+  check(value, inside) {
+    const eq = value.startsWith('-') ? value.indexOf('=') : -1;
+    const word = eq > 0 ? value.slice(eq + 1) : value;
+    const expands = /^~(\/|$)/.test(word) || /\$\{?\w+\}?\//.test(word);
+    if (!expands && !word.startsWith('/') && !word.split('/').includes('..')) return undefined;
+    if (!expands && inside(word)) return undefined;
+    return refusal(
+      'path-outside-roots',
+      `${JSON.stringify(value)} names a path outside the workspace roots, which the program it is passed to would use.`,
+      'paths inside the workspace roots, written out without ~ or $',
+    );
+  },
+};
+
 export function described(describe: string): ValueSpec {
   return { kind: 'text', describe };
 }

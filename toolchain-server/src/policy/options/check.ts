@@ -4,7 +4,7 @@
  * every directory an option such as `make -C` or `git -C` moves the tool to.
  */
 import { statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ParsedCommand, ParsedValue } from './parse.ts';
 import { refuse } from './parse.ts';
 
@@ -27,6 +27,16 @@ function looksLikePath(value: string, bases: readonly string[], paths: PathConfi
   );
 }
 
+/** `dir` and its ancestors, up to the last one still inside the roots. */
+function ancestorsInside(dir: string, paths: PathConfinement): string[] {
+  const out: string[] = [];
+  for (let d = dir; paths.inside('.', d); d = dirname(d)) {
+    out.push(d);
+    if (dirname(d) === d) break;
+  }
+  return out;
+}
+
 function checkValue(item: ParsedValue, bases: readonly string[], paths: PathConfinement): void {
   const { spec, value, what } = item;
   const insideAll = (v: string) => bases.every((base) => paths.inside(v, base));
@@ -36,6 +46,13 @@ function checkValue(item: ParsedValue, bases: readonly string[], paths: PathConf
       if (spec.stdio && value === '-') return;
       const stripped = spec.strip ? value.replace(spec.strip, '') : value;
       if (spec.kind === 'pathspec' && !looksLikePath(stripped, bases, paths)) return;
+      // pytest, pip, npm and make expand `~` and `$VAR` in path values themselves: to HOME, outside the roots.
+      if (/^~|\$/.test(stripped))
+        refuse(
+          'path-outside-roots',
+          `${what} names ${JSON.stringify(value)}; the tool may expand \`~\` or \`$VARIABLE\` itself, to a place outside the workspace roots.`,
+          'a path inside the workspace roots, written out without ~ or $',
+        );
       if (stripped.includes('\0') || !insideAll(stripped))
         refuse(
           'path-outside-roots',
@@ -45,7 +62,9 @@ function checkValue(item: ParsedValue, bases: readonly string[], paths: PathConf
       return;
     }
     case 'custom': {
-      const refusal = spec.check(value, insideAll);
+      const refusal = spec.check(value, insideAll, (v) =>
+        bases.every((base) => ancestorsInside(base, paths).every((dir) => paths.inside(v, dir))),
+      );
       if (refusal) refuse(refusal.rule, `${what}: ${refusal.why}`, refusal.instead ?? spec.describe);
       return;
     }

@@ -46,7 +46,8 @@ export type ValueSpec =
   | {
       readonly kind: 'custom';
       readonly describe: string;
-      readonly check: (value: string, paths: PathCheck) => Refusal | undefined;
+      /** `upward`: inside from the cwd and from each of its ancestors within the roots (git's worktree top). */
+      readonly check: (value: string, paths: PathCheck, upward: PathCheck) => Refusal | undefined;
     };
 
 /** Path confinement as a custom value check sees it: true when the word resolves inside the roots. */

@@ -1,0 +1,23 @@
+/** The confinement red team's corpus (issue 18): every class of the third outside review, one case per object. */
+import type { RedCase } from './case.ts';
+import { FILE_INPUT } from './cases-file-input.ts';
+import { GTFOBINS } from './cases-gtfobins.ts';
+import { PERSISTENCE } from './cases-persistence.ts';
+import { SAME_UID } from './cases-same-uid.ts';
+import { SYMLINKS } from './cases-symlinks.ts';
+import { TOOL_PATHS } from './cases-tool-paths.ts';
+
+export const CONFINED_CORPUS: readonly RedCase[] = [
+  ...FILE_INPUT,
+  ...SYMLINKS,
+  ...TOOL_PATHS,
+  ...SAME_UID,
+  ...PERSISTENCE,
+  ...GTFOBINS,
+];
+
+/** Every command the corpus runs, so the server allows each and the argv policy is what decides. */
+export function confinedCommands(): string[] {
+  const names = CONFINED_CORPUS.flatMap((c) => [c.argv[0]!, ...(c.next ? [c.next[0]!] : [])]);
+  return [...new Set(names)].sort();
+}
