@@ -123,7 +123,7 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
     return;
   }
   outcome.route = route;
-  const callerConfig = ctx.config.callers.find((c) => c.name === caller)!;
+  const callerConfig = ctx.callers.get(caller)!;
   if (!callerConfig.routes.includes(route)) {
     refuse(
       new BrokerError(
@@ -143,13 +143,17 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
     return;
   }
 
-  const upstream = new URL(routeConfig.upstream);
-  const basePath = upstream.pathname.replace(/\/+$/, '');
+  const upstream = ctx.upstreams.get(route)!;
   // `/<route>` is the upstream's base path itself (`https://gw.example/mcp`), `/<route>/x` is under it.
-  const path = rest.length === 0 ? basePath || '/' : `${basePath}/${rest.join('/')}`;
+  const path = rest.length === 0 ? upstream.basePath || '/' : `${upstream.basePath}/${rest.join('/')}`;
   outcome.target = upstream.origin;
   outcome.rule = `route:${route}`;
   outcome.path = path;
+  if (upstream.deniedLiteral !== undefined) {
+    release(ctx, caller, 'route');
+    refuse(new BrokerError('TOOLYARD_BROKER_ADDRESS_DENIED', upstream.deniedLiteral));
+    return;
+  }
   outcome.decision = 'allowed';
 
   const headers = forwardedHeaders(request.headers);
@@ -157,18 +161,18 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
   const credential = ctx.credentials.get(route);
   if (routeConfig.credential && credential !== undefined) headers[routeConfig.credential.header] = credential;
 
-  const tls = upstream.protocol === 'https:';
-  const options = {
-    protocol: upstream.protocol,
-    hostname: upstream.hostname.replace(/^\[|\]$/g, ''),
-    port: upstream.port || (tls ? 443 : 80),
+  const tls = upstream.tls;
+  const upstreamRequest = (tls ? httpsRequest : httpRequest)({
+    hostname: upstream.hostname,
+    port: upstream.port,
     method: request.method,
     path: query ? `${path}?${query}` : path,
     headers,
     agent: tls ? ctx.httpsAgent : ctx.httpAgent,
-    ...(tls ? { servername: upstream.hostname } : {}),
-  };
-  const upstreamRequest = (tls ? httpsRequest : httpRequest)(options);
+    // New connections go to an address the broker vetted (upstream.ts); TLS verifies the upstream's name.
+    lookup: upstream.lookup,
+    ...(tls && upstream.servername ? { servername: upstream.servername } : {}),
+  });
   let done = false;
   let bytesOut = 0;
   let usage: UsageParser | undefined;
@@ -190,7 +194,7 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
     const sent = response.headersSent;
     sendError(response, error);
     end({
-      decision: 'error',
+      decision: error.status === 403 ? 'denied' : 'error',
       code: error.code,
       reason: error.message,
       status: sent ? response.statusCode : error.status,
@@ -208,7 +212,10 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
     ctx.config.limits.connectTimeoutMs,
   );
   upstreamRequest.on('socket', (socket) => {
-    const connected = () => clearTimeout(connectTimer);
+    const connected = () => {
+      clearTimeout(connectTimer);
+      outcome.address = socket.remoteAddress ?? null;
+    };
     if ((socket as { connecting?: boolean }).connecting)
       socket.once(tls ? 'secureConnect' : 'connect', connected);
     else connected();
@@ -224,6 +231,8 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
   );
   upstreamRequest.on('error', (error: NodeJS.ErrnoException) => {
     if (done) return;
+    // The lookup's refusals (a denied address, a name that does not resolve) say why themselves.
+    if (error instanceof BrokerError) return void fail(error);
     fail(
       new BrokerError(
         'TOOLYARD_BROKER_UPSTREAM_FAILED',
@@ -239,7 +248,11 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
       upstreamResponse.headers['content-encoding'] as string | undefined,
     );
     response.writeHead(status, upstreamResponse.statusMessage, responseHeaders(upstreamResponse.headers));
-    response.flushHeaders();
+    // The head goes out with the first chunk (one write, one packet) when that chunk is already here, and on
+    // its own otherwise: a stream whose first event is slow still gets its status and headers at once.
+    const flush = setImmediate(() => {
+      if (!response.headersSent && !response.destroyed) response.flushHeaders();
+    });
     upstreamResponse.on('data', (chunk: Buffer) => {
       bytesOut += chunk.length;
       usage!.push(chunk);
@@ -247,6 +260,7 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
     });
     response.on('drain', () => upstreamResponse.resume());
     upstreamResponse.on('end', () => {
+      clearImmediate(flush);
       response.end();
       end({ status });
     });
