@@ -12,6 +12,7 @@ import { type BrokerAuditRecord, writeBrokerAudit } from './audit.ts';
 import type { BrokerCaller, BrokerConfig, BrokerRoute } from './config.ts';
 import type { BrokerMetrics } from './metrics.ts';
 import type { RouteUpstream } from './upstream.ts';
+import type { UpstreamSessions } from './upstream-call.ts';
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -38,6 +39,8 @@ export interface BrokerContext {
   readonly callers: ReadonlyMap<string, BrokerCaller>;
   readonly httpsAgent: HttpsAgent;
   readonly httpAgent: HttpAgent;
+  /** HTTP/2 connections to the routes' upstreams that offer it. */
+  readonly sessions: UpstreamSessions;
   /** Open proxied requests and tunnels per caller. */
   readonly open: Map<string, number>;
   /** Client sockets of CONNECT requests (Node no longer tracks them once they are handed over). */

@@ -4,12 +4,12 @@
  * route's real one set. The response streams back chunk by chunk (SSE included): nothing is buffered, and
  * token usage is read from the chunks as they pass.
  */
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { acquire, type BrokerContext, finish, type Outcome, release } from './context.ts';
 import { BrokerError } from './errors.ts';
 import { forwardedHeaders, presentedTokens, responseHeaders, splitKeyParam } from './headers.ts';
 import { checkFraming, checkHost, splitTarget } from './request-checks.ts';
+import { UpstreamCall, type UpstreamResponse } from './upstream-call.ts';
 import { UsageParser } from './usage.ts';
 
 /** Sends a coded JSON error; refusals of malformed requests also close the connection. */
@@ -157,21 +157,15 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
   outcome.decision = 'allowed';
 
   const headers = forwardedHeaders(request.headers);
-  headers.host = upstream.host;
   const credential = ctx.credentials.get(route);
   if (routeConfig.credential && credential !== undefined) headers[routeConfig.credential.header] = credential;
 
-  const tls = upstream.tls;
-  const upstreamRequest = (tls ? httpsRequest : httpRequest)({
-    hostname: upstream.hostname,
-    port: upstream.port,
-    method: request.method,
+  // HTTP/2 when the upstream offers it, else HTTP/1.1; new connections go to an address the broker vetted
+  // (upstream.ts) and TLS verifies the upstream's name (upstream-call.ts).
+  const upstreamRequest = new UpstreamCall(ctx, route, upstream, {
+    method: request.method ?? 'GET',
     path: query ? `${path}?${query}` : path,
     headers,
-    agent: tls ? ctx.httpsAgent : ctx.httpAgent,
-    // New connections go to an address the broker vetted (upstream.ts); TLS verifies the upstream's name.
-    lookup: upstream.lookup,
-    ...(tls && upstream.servername ? { servername: upstream.servername } : {}),
   });
   let done = false;
   let bytesOut = 0;
@@ -211,14 +205,9 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
       ),
     ctx.config.limits.connectTimeoutMs,
   );
-  upstreamRequest.on('socket', (socket) => {
-    const connected = () => {
-      clearTimeout(connectTimer);
-      outcome.address = socket.remoteAddress ?? null;
-    };
-    if ((socket as { connecting?: boolean }).connecting)
-      socket.once(tls ? 'secureConnect' : 'connect', connected);
-    else connected();
+  upstreamRequest.on('connected', (address: string | null) => {
+    clearTimeout(connectTimer);
+    outcome.address = address;
   });
   upstreamRequest.setTimeout(ctx.config.limits.idleTimeoutMs, () =>
     fail(
@@ -240,9 +229,10 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
       ),
     );
   });
-  upstreamRequest.on('response', (upstreamResponse) => {
+  upstreamRequest.on('response', (upstreamResponse: UpstreamResponse) => {
     clearTimeout(connectTimer);
-    const status = upstreamResponse.statusCode ?? 502;
+    const status = upstreamResponse.statusCode;
+    const body = upstreamResponse.body;
     usage = new UsageParser(
       upstreamResponse.headers['content-type'],
       upstreamResponse.headers['content-encoding'] as string | undefined,
@@ -253,18 +243,18 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
     const flush = setImmediate(() => {
       if (!response.headersSent && !response.destroyed) response.flushHeaders();
     });
-    upstreamResponse.on('data', (chunk: Buffer) => {
+    body.on('data', (chunk: Buffer) => {
       bytesOut += chunk.length;
       usage!.push(chunk);
-      if (!response.write(chunk)) upstreamResponse.pause();
+      if (!response.write(chunk)) body.pause();
     });
-    response.on('drain', () => upstreamResponse.resume());
-    upstreamResponse.on('end', () => {
+    response.on('drain', () => body.resume());
+    body.on('end', () => {
       clearImmediate(flush);
       response.end();
       end({ status });
     });
-    upstreamResponse.on('error', () => {
+    body.on('error', () => {
       response.destroy();
       end({
         status,
@@ -280,5 +270,5 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
       end({ status: response.statusCode, reason: 'the caller went away before the response ended' });
     }
   });
-  request.pipe(upstreamRequest);
+  request.pipe(upstreamRequest.body);
 }
