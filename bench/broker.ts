@@ -15,7 +15,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { createServer as createHttpsServer, Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { createSecureServer } from 'node:http2';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createServer as createNetServer, connect as netConnect, type Socket } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,10 +57,15 @@ function procStatus(pid: number): { rss: number; cpuTicks: number } {
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const USER_HZ = 100;
 
-/** The fake model API: `/v1/stream` sends EVENTS_PER_STREAM events, `/v1/hold` one event a second. */
+/**
+ * The fake model API: `/v1/stream` sends EVENTS_PER_STREAM events, `/v1/hold` one event a second. Like the
+ * providers' APIs it offers HTTP/2 and HTTP/1.1 (ALPN): the broker speaks HTTP/2 to it, the direct client
+ * HTTP/1.1 (as the CLIs' own HTTP clients do).
+ */
 function startUpstream(cert: string, key: string) {
   const open = new Set<() => void>();
-  const server = createHttpsServer({ cert, key, keepAlive: true }, (req, res) => {
+  const sessions = new Set<{ destroy(): void }>();
+  const server = createSecureServer({ cert, key, allowHTTP1: true }, (req, res) => {
     req.resume();
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -90,10 +96,19 @@ function startUpstream(cert: string, key: string) {
       send();
     });
   });
+  server.on('secureConnection', (socket) => {
+    // As node:https servers do (an HTTP/2 server's HTTP/1.1 fallback leaves Nagle on: 40 ms chunk stalls).
+    socket.setNoDelay(true);
+    sessions.add(socket);
+    socket.on('close', () => sessions.delete(socket));
+  });
   const endAll = () => {
     for (const stop of [...open]) stop();
   };
-  return { server, endAll };
+  const closeAll = () => {
+    for (const session of sessions) session.destroy();
+  };
+  return { server, endAll, closeAll };
 }
 
 /** A TCP sink: counts bytes, answers "ok" and closes once it has `BULK_BYTES`. */
@@ -582,7 +597,7 @@ async function main(): Promise<void> {
   } finally {
     await stop();
     upstream.server.close();
-    upstream.server.closeAllConnections();
+    upstream.closeAll();
     sink.close();
     for (const socket of holdSockets) socket.destroy();
     hold.close();
