@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { createSecureServer, type Http2SecureServer, type Http2ServerRequest } from 'node:http2';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { createServer as createNetServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { LOOPBACK_ALLOWED, startBroker, type TestBroker } from './helpers.ts';
 import { makeTestCa, type TestCa } from './tls-fixture.ts';
@@ -222,5 +223,48 @@ describe('broker routes over HTTP/2', () => {
     assert.equal(seen[before]!.version, '1.1');
     assert.equal(seen[before]!.key, KEY);
     assert.equal(seen[before]!.body, '{"x":1}');
+  });
+});
+
+describe('broker routes: an upstream whose TLS handshake never ends', () => {
+  it('fails the request within limits.connectTimeoutMs and drops the stuck connection, so later requests do not queue on it', async () => {
+    let accepted = 0;
+    let closed = 0;
+    const silent = createNetServer((socket) => {
+      accepted += 1;
+      socket.resume(); // reads the ClientHello and never answers; reading is how the close is seen
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        closed += 1;
+      });
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    const broker = await startBroker(
+      {
+        deniedCidrs: LOOPBACK_ALLOWED,
+        limits: { connectTimeoutMs: 300 },
+        routes: [{ name: 'stuck', kind: 'model', upstream: `https://localhost:${port}` }],
+        callers: [{ name: 'claude', routes: ['stuck'] }],
+      },
+      { tokens: { claude: TOKEN } },
+    );
+    try {
+      for (let i = 0; i < 2; i++) {
+        const t = performance.now();
+        const response = await fetch(`${broker.url}/stuck/v1/messages`, { headers: { 'x-api-key': TOKEN } });
+        const text = await response.text();
+        const ms = performance.now() - t;
+        assert.ok(response.status === 502 || response.status === 504, text);
+        assert.match(text, /TOOLYARD_BROKER_UPSTREAM_TIMEOUT/);
+        assert.ok(ms < 2000, `request ${i} took ${Math.round(ms)} ms`);
+        for (let w = 0; w < 50 && closed < accepted; w++) await new Promise((r) => setTimeout(r, 20));
+        assert.equal(closed, accepted, 'the connection whose handshake never ended was closed');
+      }
+      assert.equal(accepted, 2, 'the second request opened a connection of its own');
+    } finally {
+      await broker.close();
+      silent.close();
+    }
   });
 });

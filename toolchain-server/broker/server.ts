@@ -125,7 +125,7 @@ export function buildBroker(config: BrokerConfig, options: BuildBrokerOptions = 
       rejectUnauthorized: true,
     }),
     httpAgent: new HttpAgent(UPSTREAM_POOL),
-    sessions: new UpstreamSessions(secureContext),
+    sessions: new UpstreamSessions(secureContext, config.limits.connectTimeoutMs),
     open: new Map(),
     tunnels: new Set(),
     now: options.now ?? (() => performance.now()),

@@ -63,9 +63,11 @@ interface OriginState {
 export class UpstreamSessions {
   private readonly origins = new Map<string, OriginState>();
   private readonly secureContext: SecureContext;
+  private readonly connectTimeoutMs: number;
 
-  constructor(secureContext: SecureContext) {
+  constructor(secureContext: SecureContext, connectTimeoutMs: number) {
     this.secureContext = secureContext;
+    this.connectTimeoutMs = connectTimeoutMs;
   }
 
   /** 'h1' when the route's upstream speaks HTTP/1.1 only (or is plain HTTP); else a session slot. */
@@ -125,9 +127,15 @@ export class UpstreamSessions {
           lookup: upstream.lookup,
         });
         socket.setNoDelay(true);
+        // A handshake that never ends must not hold the requests queued on it: they fail, and the next
+        // request opens a new connection.
+        socket.setTimeout(this.connectTimeoutMs, () =>
+          socket.destroy(Object.assign(new Error('TLS handshake timed out'), { code: 'ETIMEDOUT' })),
+        );
         socket.once('error', reject);
         socket.once('secureConnect', () => {
           socket.off('error', reject);
+          socket.setTimeout(0);
           if (socket.alpnProtocol !== 'h2') {
             // One handshake spent learning this; every later request uses the HTTP/1.1 pool.
             state.protocol = 'h1';
