@@ -15,7 +15,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { createServer as createHttpsServer, Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { createSecureServer } from 'node:http2';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createServer as createNetServer, connect as netConnect, type Socket } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,10 +24,11 @@ import { fileURLToPath } from 'node:url';
 import { makeTestCa } from '../test/broker/tls-fixture.ts';
 import { DEFAULT_DENIED_CIDRS } from '../toolchain-server/broker/config.ts';
 import { bundleBroker } from '../toolchain-server/scripts/bundle.ts';
+import { SERVER_NODE_FLAGS } from '../toolchain-server/src/launch.ts';
 
 const SOURCE_ENTRY = fileURLToPath(new URL('../toolchain-server/bin/toolyard-broker.js', import.meta.url));
 /** Resolves `*.bench.test` to 127.0.0.1 inside the broker process, and nothing else (no DNS is ever asked). */
-const HOSTS = fileURLToPath(new URL('./broker-hosts.ts', import.meta.url));
+const HOSTS = fileURLToPath(new URL('./broker-hosts.mjs', import.meta.url));
 const WARMUP = 30;
 const STREAM_SAMPLES = 300;
 const EVENTS_PER_STREAM = 10;
@@ -34,6 +36,8 @@ const EVENT_GAP_MS = 2;
 const BULK_BYTES = 256 * 1024 * 1024;
 const CONCURRENT_STREAMS = 1000;
 const HOLD_SECONDS = 5;
+/** Fresh broker processes, each measuring the held streams and the SSE comparison; medians are reported. */
+const ROUNDS = 3;
 const OPEN_BATCH = 50;
 const TOKEN = `tyb-bench-${process.pid}-0123456789abcdef`;
 const KEY = `sk-bench-${process.pid}-fedcba9876543210`;
@@ -53,10 +57,15 @@ function procStatus(pid: number): { rss: number; cpuTicks: number } {
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const USER_HZ = 100;
 
-/** The fake model API: `/v1/stream` sends EVENTS_PER_STREAM events, `/v1/hold` one event a second. */
+/**
+ * The fake model API: `/v1/stream` sends EVENTS_PER_STREAM events, `/v1/hold` one event a second. Like the
+ * providers' APIs it offers HTTP/2 and HTTP/1.1 (ALPN): the broker speaks HTTP/2 to it, the direct client
+ * HTTP/1.1 (as the CLIs' own HTTP clients do).
+ */
 function startUpstream(cert: string, key: string) {
   const open = new Set<() => void>();
-  const server = createHttpsServer({ cert, key, keepAlive: true }, (req, res) => {
+  const sessions = new Set<{ destroy(): void }>();
+  const server = createSecureServer({ cert, key, allowHTTP1: true }, (req, res) => {
     req.resume();
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -87,10 +96,19 @@ function startUpstream(cert: string, key: string) {
       send();
     });
   });
+  server.on('secureConnection', (socket) => {
+    // As node:https servers do (an HTTP/2 server's HTTP/1.1 fallback leaves Nagle on: 40 ms chunk stalls).
+    socket.setNoDelay(true);
+    sessions.add(socket);
+    socket.on('close', () => sessions.delete(socket));
+  });
   const endAll = () => {
     for (const stop of [...open]) stop();
   };
-  return { server, endAll };
+  const closeAll = () => {
+    for (const session of sessions) session.destroy();
+  };
+  return { server, endAll, closeAll };
 }
 
 /** A TCP sink: counts bytes, answers "ok" and closes once it has `BULK_BYTES`. */
@@ -127,10 +145,15 @@ interface Broker {
 }
 
 async function startBroker(entry: string, configFile: string): Promise<Broker> {
-  const child = spawn(process.execPath, ['--import', HOSTS, entry, '--config', configFile], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-  });
+  // The image's V8 flags (brokerCommand), then the resolver preload.
+  const child = spawn(
+    process.execPath,
+    [...SERVER_NODE_FLAGS, '--import', HOSTS, entry, '--config', configFile],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    },
+  );
   let lines = 0;
   let buffer = '';
   const port = await new Promise<number>((resolve, reject) => {
@@ -394,7 +417,7 @@ async function main(): Promise<void> {
   const json = process.argv.includes('--json');
   const loadBefore = loadavg();
   const dir = mkdtempSync(join(tmpdir(), 'toolyard-bench-broker-'));
-  const ca = makeTestCa(['localhost', '127.0.0.1']);
+  const ca = makeTestCa(['model.bench.test', 'localhost']);
   const upstream = startUpstream(ca.cert, ca.key);
   const upstreamPort = await listen(upstream.server);
   const sink = startSink();
@@ -420,11 +443,11 @@ async function main(): Promise<void> {
         {
           name: 'model',
           kind: 'model',
-          upstream: `https://localhost:${upstreamPort}`,
+          upstream: `https://model.bench.test:${upstreamPort}`,
           credential: { file: join(dir, 'keys', 'model'), header: 'x-api-key' },
         },
       ],
-      // Loopback is not denied here (bench only): sink.bench.test resolves to 127.0.0.1.
+      // Loopback is not denied here (bench only): model.bench.test and sink.bench.test resolve to 127.0.0.1.
       callers: [
         {
           name: 'bench',
@@ -440,24 +463,70 @@ async function main(): Promise<void> {
   );
   // As the image runs it: the single-file bundle (built now), unless --source asks for the TypeScript entry.
   const entry = process.argv.includes('--source') ? SOURCE_ENTRY : await bundleBroker();
-  const broker = await startBroker(entry, configFile);
-  const rssAfter: Record<string, number> = { start: procStatus(broker.child.pid!).rss };
+  let broker: Broker | undefined;
+  const stop = async () => {
+    if (!broker) return;
+    const child = broker.child;
+    broker = undefined;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  };
   try {
-    // Held tunnels first, from idle: RSS stays at its high-water mark, so later phases would hide them.
+    // Each phase that reads RSS starts from a fresh broker process: RSS keeps its high-water mark, so a
+    // phase run after another would carry the earlier one's memory.
+    broker = await startBroker(entry, configFile);
+    const rssAfter: Record<string, number> = { start: procStatus(broker.child.pid!).rss };
     const tunnels = await heldTunnels(broker, holdPort);
-    await new Promise((r) => setTimeout(r, 1000));
-    const held = await concurrent(broker, upstream.endAll);
-    await new Promise((r) => setTimeout(r, 1000));
-    rssAfter.streams = procStatus(broker.child.pid!).rss;
-    const sse = await sseComparison(broker.port, upstreamPort, ca.ca);
-    rssAfter.sse = procStatus(broker.child.pid!).rss;
-    const bulkRates = await throughput(broker.port, sinkPort);
-    rssAfter.bulk = procStatus(broker.child.pid!).rss;
+    await stop();
+    const rounds: {
+      held: Awaited<ReturnType<typeof concurrent>>;
+      sse: Awaited<ReturnType<typeof sseComparison>>;
+    }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      broker = await startBroker(entry, configFile);
+      const held = await concurrent(broker, upstream.endAll);
+      await new Promise((r) => setTimeout(r, 1000));
+      rssAfter[`streams#${round + 1}`] = procStatus(broker.child.pid!).rss;
+      const sse = await sseComparison(broker.port, upstreamPort, ca.ca);
+      rounds.push({ held, sse });
+      if (round < ROUNDS - 1) await stop();
+    }
+    const bulkRates = await throughput(broker!.port, sinkPort);
+    rssAfter.bulk = procStatus(broker!.child.pid!).rss;
+    const auditLines = broker!.auditLines();
+    await stop();
+    const median = (pick: (r: (typeof rounds)[number]) => number) =>
+      [...rounds.map(pick)].sort((a, b) => a - b)[Math.floor(rounds.length / 2)]!;
+    const sse = {
+      broker: {
+        ttfbP50: median((r) => r.sse.broker.ttfbP50),
+        ttfbP95: median((r) => r.sse.broker.ttfbP95),
+        chunkP50: median((r) => r.sse.broker.chunkP50),
+        chunkP95: median((r) => r.sse.broker.chunkP95),
+      },
+      direct: {
+        ttfbP50: median((r) => r.sse.direct.ttfbP50),
+        ttfbP95: median((r) => r.sse.direct.ttfbP95),
+        chunkP50: median((r) => r.sse.direct.chunkP50),
+        chunkP95: median((r) => r.sse.direct.chunkP95),
+      },
+    };
+    const addedTtfbP50 = rounds.map((r) => r.sse.broker.ttfbP50 - r.sse.direct.ttfbP50);
+    const held = {
+      idleRss: median((r) => r.held.idleRss),
+      rssAtOpen: median((r) => r.held.rssAtOpen),
+      peakRss: median((r) => r.held.peakRss),
+      openMs: median((r) => r.held.openMs),
+      cpuPercentHeld: median((r) => r.held.cpuPercentHeld),
+    };
     const loadAfter = loadavg();
     const result = {
       sse,
+      rounds,
       added: {
-        ttfbP50: sse.broker.ttfbP50 - sse.direct.ttfbP50,
+        // Median over rounds of (broker - direct) measured in the same round.
+        ttfbP50: [...addedTtfbP50].sort((a, b) => a - b)[Math.floor(addedTtfbP50.length / 2)]!,
         ttfbP95: sse.broker.ttfbP95 - sse.direct.ttfbP95,
         chunkP50: sse.broker.chunkP50 - sse.direct.chunkP50,
         chunkP95: sse.broker.chunkP95 - sse.direct.chunkP95,
@@ -466,7 +535,7 @@ async function main(): Promise<void> {
       concurrent: held,
       tunnels,
       load: { before: loadBefore, after: loadAfter },
-      auditLines: broker.auditLines(),
+      auditLines,
       rssAfter,
     };
     if (json) {
@@ -510,13 +579,15 @@ async function main(): Promise<void> {
       cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
     process.stdout.write(
       [
-        `toolyard-broker bench, ${entry.endsWith('.mjs') ? 'bundle' : 'source entry'} (${STREAM_SAMPLES} streams x ${EVENTS_PER_STREAM} events, ${mb(BULK_BYTES)} MB bulk, ${CONCURRENT_STREAMS} held streams)`,
+        `toolyard-broker bench, ${entry.endsWith('.mjs') ? 'bundle' : 'source entry'}, node ${SERVER_NODE_FLAGS.join(' ')} (${STREAM_SAMPLES} streams x ${EVENTS_PER_STREAM} events, ${mb(BULK_BYTES)} MB bulk, ${CONCURRENT_STREAMS} held streams)`,
         line(['', 'direct', 'broker', 'added']),
         ...rows.map(line),
         `broker RSS after each phase (MB): ${Object.entries(rssAfter)
           .map(([k, v]) => `${k} ${mb(v)}`)
           .join(', ')}`,
-        `broker RSS before the streams ${mb(held.idleRss)} MB; with ${CONCURRENT_STREAMS} streams open ${mb(held.rssAtOpen)} MB, peak ${mb(held.peakRss)} MB over ${HOLD_SECONDS} s`,
+        `added time to first byte p50 per round (ms): ${addedTtfbP50.map((v) => fmt(v)).join(', ')} (median ${fmt(result.added.ttfbP50)})`,
+        `broker RSS with ${CONCURRENT_STREAMS} streams open, fresh broker per round (MB): ${rounds.map((r) => `${mb(r.held.idleRss)} -> ${mb(r.held.rssAtOpen)} (peak ${mb(r.held.peakRss)})`).join('; ')}`,
+        `median of ${ROUNDS}: idle ${mb(held.idleRss)} MB; with ${CONCURRENT_STREAMS} streams open ${mb(held.rssAtOpen)} MB, peak ${mb(held.peakRss)} MB over ${HOLD_SECONDS} s`,
         `broker RSS with ${CONCURRENT_STREAMS} CONNECT tunnels open (plain TCP both sides): ${mb(tunnels.before)} -> ${mb(tunnels.rss)} MB`,
         `broker CPU with ${CONCURRENT_STREAMS} streams open (1 event/s each): ${fmt(held.cpuPercentHeld, 1)} % of one core; opening them took ${fmt(held.openMs, 0)} ms`,
         `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')} (${availableParallelism()} cores)`,
@@ -524,9 +595,9 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } finally {
-    broker.child.kill('SIGTERM');
+    await stop();
     upstream.server.close();
-    upstream.server.closeAllConnections();
+    upstream.closeAll();
     sink.close();
     for (const socket of holdSockets) socket.destroy();
     hold.close();

@@ -6,7 +6,9 @@
  * The server runs as in a pod: a bearer token from a file (every call authenticated), and an environment with
  * more than the passthrough names, so it re-executes itself with a scrubbed one before it listens (that
  * restart is part of start-to-ready). The client speaks raw JSON-RPC over a keep-alive agent so that the
- * figures measure the server, not a client library. Usage: npm run bench:toolchain-server [-- --json]
+ * figures measure the server, not a client library. Then the most-used exec MCP servers from npm run side by
+ * side with it (bench/exec-mcp-peers.ts; `--no-peers` skips them). Usage: npm run bench:toolchain-server
+ * [-- --json] [-- --no-peers]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { listeningPort } from '../toolchain-server/scripts/listening-port.ts';
 import { toolchainServerConfigSchema } from '../toolchain-server/src/config.ts';
 import { helperArgs, staticPolicy } from '../toolchain-server/src/confinement/policy.ts';
 import { SERVER_NODE_FLAGS } from '../toolchain-server/src/launch.ts';
+import { comparePeers, peerTable } from './exec-mcp-peers.ts';
 
 const SPAWN_SAMPLES = 500;
 const MCP_SAMPLES = 500;
@@ -202,7 +205,7 @@ async function main(): Promise<void> {
       name: 'bench',
       listen: { host: '127.0.0.1', port: 0 },
       workspaceRoots: [workspace],
-      tools: { mode: 'exec', allowedCommands: ['true', 'sh'] },
+      tools: { mode: 'exec', allowedCommands: ['true', 'sh', 'echo', 'sleep'] },
       env: { passthrough: ['PATH'] },
       auth: { bearerTokenFile: tokenFile },
       limits: {
@@ -310,6 +313,11 @@ async function main(): Promise<void> {
     throughput[`c${concurrency}`] = Math.round(THROUGHPUT_CALLS / ((performance.now() - t) / 1000));
   }
 
+  // The most-used exec MCP servers from npm, side by side with this server (installed on first use).
+  const peers = process.argv.includes('--no-peers')
+    ? undefined
+    : await comparePeers({ port: server.port, pid, token: TOKEN });
+
   server.child.kill('SIGTERM');
   client.agent.destroy();
   rmSync(dir, { recursive: true, force: true });
@@ -344,6 +352,7 @@ async function main(): Promise<void> {
       min: Math.round(readyTimes[0]!),
       max: Math.round(readyTimes[4]!),
     },
+    peers,
     output200MbCap1Mb: {
       baselineRssMb: mb(floodBaseline),
       peakRssMb: mb(floodPeak),
@@ -368,6 +377,12 @@ async function main(): Promise<void> {
     `start-to-ready              median ${results.startToReadyMs.median} ms (min ${results.startToReadyMs.min}, max ${results.startToReadyMs.max})   (aim < 300 ms)`,
     `200 MB output, 1 MB cap     RSS ${results.output200MbCap1Mb.baselineRssMb} -> peak ${results.output200MbCap1Mb.peakRssMb} MB, growth ${results.output200MbCap1Mb.growthMb} MB in ${results.output200MbCap1Mb.durationMs} ms   (aim < 32 MB)`,
   ];
+  if (peers)
+    lines.push(
+      '',
+      'exec MCP servers side by side (same run, interleaved; `true` per call):',
+      peerTable(peers),
+    );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -12,12 +12,19 @@ import { join } from 'node:path';
 import {
   type BrokerConfig,
   type BrokerConfigInput,
+  DEFAULT_DENIED_CIDRS,
   parseBrokerConfig,
 } from '../../toolchain-server/broker/config.ts';
 import type { Resolver } from '../../toolchain-server/broker/context.ts';
 import { type Broker, buildBroker } from '../../toolchain-server/broker/server.ts';
 import { memorySink } from '../../toolchain-server/kit/audit-sink.ts';
 import type { TestCa } from './tls-fixture.ts';
+
+/**
+ * The default denied ranges without loopback, for brokers whose route upstreams are this process's
+ * fixtures on 127.0.0.1 (route upstreams are checked against deniedCidrs like CONNECT hosts).
+ */
+export const LOOPBACK_ALLOWED = DEFAULT_DENIED_CIDRS.filter((cidr) => cidr !== '127.0.0.0/8');
 
 export interface Upstream {
   readonly server: HttpsServer;

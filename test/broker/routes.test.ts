@@ -9,7 +9,14 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BROKER_AUDIT_FIELDS } from '../../toolchain-server/broker/audit.ts';
-import { rawExchange, startBroker, startUpstream, type TestBroker, type Upstream } from './helpers.ts';
+import {
+  LOOPBACK_ALLOWED,
+  rawExchange,
+  startBroker,
+  startUpstream,
+  type TestBroker,
+  type Upstream,
+} from './helpers.ts';
 import { makeTestCa, type TestCa } from './tls-fixture.ts';
 
 const CLAUDE_TOKEN = 'tok-claude-0123456789abcdef';
@@ -87,6 +94,7 @@ describe('broker routes', () => {
     });
     broker = await startBroker(
       {
+        deniedCidrs: LOOPBACK_ALLOWED,
         extraCaFile: ca.caFile,
         routes: [
           {
@@ -328,6 +336,7 @@ describe('broker routes', () => {
     const rogue = await startUpstream(other, (_q, s) => s.end('rogue'));
     const b = await startBroker(
       {
+        deniedCidrs: LOOPBACK_ALLOWED,
         extraCaFile: ca.caFile,
         routes: [
           { name: 'anthropic', kind: 'model', upstream: rogue.origin, credential: { header: 'x-api-key' } },
@@ -356,6 +365,7 @@ describe('broker routes', () => {
     const wrong = await startUpstream({ ...ca, cert: other.cert, key: other.key }, (_q, s) => s.end('wrong'));
     const b = await startBroker(
       {
+        deniedCidrs: LOOPBACK_ALLOWED,
         extraCaFile: ca.caFile,
         routes: [
           { name: 'anthropic', kind: 'model', upstream: wrong.origin, credential: { header: 'x-api-key' } },
@@ -391,6 +401,7 @@ describe('broker routes', () => {
     const port = (plain.address() as { port: number }).port;
     const b = await startBroker(
       {
+        deniedCidrs: LOOPBACK_ALLOWED,
         routes: [
           {
             name: 'double',
@@ -482,6 +493,7 @@ describe('broker routes: secrets reload and limits', () => {
   it('uses the new key after reloadSecrets, and keeps the old secrets when a file is bad', async () => {
     const broker = await startBroker(
       {
+        deniedCidrs: LOOPBACK_ALLOWED,
         extraCaFile: ca.caFile,
         routes: [
           {
@@ -521,6 +533,7 @@ describe('broker routes: secrets reload and limits', () => {
   it('refuses a caller beyond limits.maxConnectionsPerCaller with 429 while its stream is open', async () => {
     const broker = await startBroker(
       {
+        deniedCidrs: LOOPBACK_ALLOWED,
         extraCaFile: ca.caFile,
         limits: { maxConnectionsPerCaller: 1 },
         routes: [{ name: 'openai', kind: 'model', upstream: upstream.origin }],

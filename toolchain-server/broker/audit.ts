@@ -18,7 +18,8 @@ export const BROKER_AUDIT_FIELDS = {
   rule: 'The egress entry or route that allowed it (`*.crates.io:443`, `open:443`, `route:anthropic`), or null.',
   method: 'The HTTP method (CONNECT for tunnels).',
   path: 'The path sent upstream, without the query string (kind "route"), or null.',
-  address: 'The IP address the tunnel connected to, after the deniedCidrs check, or null.',
+  address:
+    "The IP address the tunnel or the route's upstream connection went to, after the deniedCidrs check, or null.",
   decision: '"allowed", "denied" (a policy refused it) or "error" (malformed request, upstream failure).',
   code: 'The TOOLYARD_BROKER_* code of a refusal or failure, or null.',
   reason: 'Why it was refused or failed, in words (never a token or key), or null.',

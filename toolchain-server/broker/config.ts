@@ -68,6 +68,13 @@ export const routeSchema = z
     credential: credentialSchema.optional(),
     /** Allow a plain-HTTP upstream (an in-cluster test double). Off by default. */
     insecureHttp: z.boolean().default(false),
+    /**
+     * The upstream is inside the cluster (a gateway's Service): resolved by the system resolver and exempt
+     * from deniedCidrs. Names under `.svc` and `.svc.cluster.local` are in-cluster without it; set it for a
+     * cluster domain of another name. Every other upstream is resolved by the broker and refused when any
+     * address is in deniedCidrs.
+     */
+    inCluster: z.boolean().default(false),
   })
   .strict();
 

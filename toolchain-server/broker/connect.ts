@@ -75,7 +75,7 @@ export function allowingRule(
   host: string,
   port: number,
 ): string | undefined {
-  const caller = ctx.config.callers.find((c) => c.name === callerName);
+  const caller = ctx.callers.get(callerName);
   if (!caller) return undefined;
   for (const entry of caller.egress)
     if (entry.ports.includes(port) && hostMatches(entry.host, host)) return `${entry.host}:${port}`;
@@ -84,7 +84,7 @@ export function allowingRule(
 }
 
 function describeList(ctx: BrokerContext, callerName: string): string {
-  const caller = ctx.config.callers.find((c) => c.name === callerName)!;
+  const caller = ctx.callers.get(callerName)!;
   const items = caller.egress.flatMap((e) => e.ports.map((p) => `${e.host}:${p}`));
   if (caller.openPorts.length) items.push(`any public host on ${caller.openPorts.join(', ')}`);
   return items.join(', ') || '(nothing)';

@@ -4,13 +4,15 @@
  */
 import type { Agent as HttpAgent } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
-import type { Socket } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import type { LogSink } from '../kit/audit-sink.ts';
 import type { TokenSet } from '../kit/token-file.ts';
 import type { Cidr } from './addresses.ts';
 import { type BrokerAuditRecord, writeBrokerAudit } from './audit.ts';
-import type { BrokerConfig, BrokerRoute } from './config.ts';
+import type { BrokerCaller, BrokerConfig, BrokerRoute } from './config.ts';
 import type { BrokerMetrics } from './metrics.ts';
+import type { RouteUpstream } from './upstream.ts';
+import type { UpstreamSessions } from './upstream-call.ts';
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -32,8 +34,13 @@ export interface BrokerContext {
   /** Route name → the full credential header value (prefix + key); replaced on reload. */
   credentials: Map<string, string>;
   readonly routes: ReadonlyMap<string, BrokerRoute>;
+  /** Route name → its upstream, parsed once, and the lookup its connections use. */
+  readonly upstreams: ReadonlyMap<string, RouteUpstream & { readonly lookup: LookupFunction }>;
+  readonly callers: ReadonlyMap<string, BrokerCaller>;
   readonly httpsAgent: HttpsAgent;
   readonly httpAgent: HttpAgent;
+  /** HTTP/2 connections to the routes' upstreams that offer it. */
+  readonly sessions: UpstreamSessions;
   /** Open proxied requests and tunnels per caller. */
   readonly open: Map<string, number>;
   /** Client sockets of CONNECT requests (Node no longer tracks them once they are handed over). */

@@ -4,12 +4,12 @@
  * route's real one set. The response streams back chunk by chunk (SSE included): nothing is buffered, and
  * token usage is read from the chunks as they pass.
  */
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { acquire, type BrokerContext, finish, type Outcome, release } from './context.ts';
 import { BrokerError } from './errors.ts';
 import { forwardedHeaders, presentedTokens, responseHeaders, splitKeyParam } from './headers.ts';
 import { checkFraming, checkHost, splitTarget } from './request-checks.ts';
+import { UpstreamCall, type UpstreamResponse } from './upstream-call.ts';
 import { UsageParser } from './usage.ts';
 
 /** Sends a coded JSON error; refusals of malformed requests also close the connection. */
@@ -123,7 +123,7 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
     return;
   }
   outcome.route = route;
-  const callerConfig = ctx.config.callers.find((c) => c.name === caller)!;
+  const callerConfig = ctx.callers.get(caller)!;
   if (!callerConfig.routes.includes(route)) {
     refuse(
       new BrokerError(
@@ -143,32 +143,30 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
     return;
   }
 
-  const upstream = new URL(routeConfig.upstream);
-  const basePath = upstream.pathname.replace(/\/+$/, '');
+  const upstream = ctx.upstreams.get(route)!;
   // `/<route>` is the upstream's base path itself (`https://gw.example/mcp`), `/<route>/x` is under it.
-  const path = rest.length === 0 ? basePath || '/' : `${basePath}/${rest.join('/')}`;
+  const path = rest.length === 0 ? upstream.basePath || '/' : `${upstream.basePath}/${rest.join('/')}`;
   outcome.target = upstream.origin;
   outcome.rule = `route:${route}`;
   outcome.path = path;
+  if (upstream.deniedLiteral !== undefined) {
+    release(ctx, caller, 'route');
+    refuse(new BrokerError('TOOLYARD_BROKER_ADDRESS_DENIED', upstream.deniedLiteral));
+    return;
+  }
   outcome.decision = 'allowed';
 
   const headers = forwardedHeaders(request.headers);
-  headers.host = upstream.host;
   const credential = ctx.credentials.get(route);
   if (routeConfig.credential && credential !== undefined) headers[routeConfig.credential.header] = credential;
 
-  const tls = upstream.protocol === 'https:';
-  const options = {
-    protocol: upstream.protocol,
-    hostname: upstream.hostname.replace(/^\[|\]$/g, ''),
-    port: upstream.port || (tls ? 443 : 80),
-    method: request.method,
+  // HTTP/2 when the upstream offers it, else HTTP/1.1; new connections go to an address the broker vetted
+  // (upstream.ts) and TLS verifies the upstream's name (upstream-call.ts).
+  const upstreamRequest = new UpstreamCall(ctx, route, upstream, {
+    method: request.method ?? 'GET',
     path: query ? `${path}?${query}` : path,
     headers,
-    agent: tls ? ctx.httpsAgent : ctx.httpAgent,
-    ...(tls ? { servername: upstream.hostname } : {}),
-  };
-  const upstreamRequest = (tls ? httpsRequest : httpRequest)(options);
+  });
   let done = false;
   let bytesOut = 0;
   let usage: UsageParser | undefined;
@@ -190,7 +188,7 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
     const sent = response.headersSent;
     sendError(response, error);
     end({
-      decision: 'error',
+      decision: error.status === 403 ? 'denied' : 'error',
       code: error.code,
       reason: error.message,
       status: sent ? response.statusCode : error.status,
@@ -207,11 +205,9 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
       ),
     ctx.config.limits.connectTimeoutMs,
   );
-  upstreamRequest.on('socket', (socket) => {
-    const connected = () => clearTimeout(connectTimer);
-    if ((socket as { connecting?: boolean }).connecting)
-      socket.once(tls ? 'secureConnect' : 'connect', connected);
-    else connected();
+  upstreamRequest.on('connected', (address: string | null) => {
+    clearTimeout(connectTimer);
+    outcome.address = address;
   });
   upstreamRequest.setTimeout(ctx.config.limits.idleTimeoutMs, () =>
     fail(
@@ -224,6 +220,8 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
   );
   upstreamRequest.on('error', (error: NodeJS.ErrnoException) => {
     if (done) return;
+    // The lookup's refusals (a denied address, a name that does not resolve) say why themselves.
+    if (error instanceof BrokerError) return void fail(error);
     fail(
       new BrokerError(
         'TOOLYARD_BROKER_UPSTREAM_FAILED',
@@ -231,26 +229,32 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
       ),
     );
   });
-  upstreamRequest.on('response', (upstreamResponse) => {
+  upstreamRequest.on('response', (upstreamResponse: UpstreamResponse) => {
     clearTimeout(connectTimer);
-    const status = upstreamResponse.statusCode ?? 502;
+    const status = upstreamResponse.statusCode;
+    const body = upstreamResponse.body;
     usage = new UsageParser(
       upstreamResponse.headers['content-type'],
       upstreamResponse.headers['content-encoding'] as string | undefined,
     );
     response.writeHead(status, upstreamResponse.statusMessage, responseHeaders(upstreamResponse.headers));
-    response.flushHeaders();
-    upstreamResponse.on('data', (chunk: Buffer) => {
+    // The head goes out with the first chunk (one write, one packet) when that chunk is already here, and on
+    // its own otherwise: a stream whose first event is slow still gets its status and headers at once.
+    const flush = setImmediate(() => {
+      if (!response.headersSent && !response.destroyed) response.flushHeaders();
+    });
+    body.on('data', (chunk: Buffer) => {
       bytesOut += chunk.length;
       usage!.push(chunk);
-      if (!response.write(chunk)) upstreamResponse.pause();
+      if (!response.write(chunk)) body.pause();
     });
-    response.on('drain', () => upstreamResponse.resume());
-    upstreamResponse.on('end', () => {
+    response.on('drain', () => body.resume());
+    body.on('end', () => {
+      clearImmediate(flush);
       response.end();
       end({ status });
     });
-    upstreamResponse.on('error', () => {
+    body.on('error', () => {
       response.destroy();
       end({
         status,
@@ -266,5 +270,5 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
       end({ status: response.statusCode, reason: 'the caller went away before the response ended' });
     }
   });
-  request.pipe(upstreamRequest);
+  request.pipe(upstreamRequest.body);
 }

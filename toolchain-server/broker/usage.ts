@@ -15,6 +15,8 @@ export interface TokenUsage {
 
 /** Longest SSE line looked at; a longer one (a big content delta) is skipped. */
 const MAX_LINE_BYTES = 64 * 1024;
+const DATA = Buffer.from('data:');
+const NEWLINE = 0x0a;
 /** Largest non-streamed JSON body looked at. */
 const MAX_JSON_BYTES = 1024 * 1024;
 
@@ -49,11 +51,15 @@ export class UsageParser {
     cacheWriteTokens: null,
   };
   private seen = false;
-  private partial = '';
+  /**
+   * The start of a line that a chunk cut off, as copies (never a view that would hold the whole chunk), at
+   * most MAX_LINE_BYTES: in the usual stream every chunk ends at an event's end and this stays empty.
+   */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
   private skipping = false;
   private json: Buffer[] | undefined;
   private jsonBytes = 0;
-  private readonly decoder = new TextDecoder();
   private readonly inflate: NodeJS.ReadWriteStream | undefined;
   private readonly mode: 'sse' | 'json' | 'off';
 
@@ -99,7 +105,7 @@ export class UsageParser {
         (this.inflate as unknown as { resume(): void }).resume?.();
       });
     }
-    if (this.mode === 'sse' && this.partial) this.line(this.partial);
+    if (this.mode === 'sse' && this.partialBytes > 0) this.line(Buffer.concat(this.partial));
     if (this.mode === 'json' && this.json) this.parse(Buffer.concat(this.json).toString('utf8'));
     return this.seen ? this.usage : null;
   }
@@ -112,29 +118,33 @@ export class UsageParser {
       else this.json.push(chunk);
       return;
     }
-    const text = this.decoder.decode(chunk, { stream: true });
+    // Lines are cut on bytes and decoded whole, so a character split across chunks is never mangled.
     let start = 0;
     for (;;) {
-      const end = text.indexOf('\n', start);
+      const end = chunk.indexOf(NEWLINE, start);
       if (end < 0) break;
-      const piece = text.slice(start, end);
       if (this.skipping) this.skipping = false;
-      else this.line(this.partial + piece);
-      this.partial = '';
+      else if (this.partialBytes === 0) this.line(chunk.subarray(start, end));
+      else this.line(Buffer.concat([...this.partial, chunk.subarray(start, end)]));
+      this.partial = [];
+      this.partialBytes = 0;
       start = end + 1;
     }
-    if (this.skipping) return;
-    this.partial += text.slice(start);
-    if (this.partial.length > MAX_LINE_BYTES) {
-      this.partial = '';
+    if (this.skipping || start === chunk.length) return;
+    this.partialBytes += chunk.length - start;
+    if (this.partialBytes > MAX_LINE_BYTES) {
+      this.partial = [];
+      this.partialBytes = 0;
       this.skipping = true;
-    }
+    } else this.partial.push(Buffer.from(chunk.subarray(start)));
   }
 
-  private line(raw: string): void {
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (!line.startsWith('data:') || !line.includes('sage')) return;
-    this.parse(line.slice(5).trim());
+  /** One SSE line (without its newline); only `data:` lines that mention usage are decoded and parsed. */
+  private line(bytes: Buffer): void {
+    if (bytes.length <= DATA.length || DATA.compare(bytes, 0, DATA.length) !== 0) return;
+    if (bytes.indexOf('sage', DATA.length) < 0) return;
+    // trim() also drops the `\r` of a CRLF line end.
+    this.parse(bytes.toString('utf8', DATA.length).trim());
   }
 
   private parse(text: string): void {

@@ -3,7 +3,7 @@
  * write: nothing one call leaves in a home directory or a user-level config reaches the next.
  */
 import { mkdtempSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { rm, rmdir } from 'node:fs/promises';
+import { mkdtemp, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -40,11 +40,42 @@ export interface CallScratch {
   remove(): void;
 }
 
+/** Directories made ahead of calls, per base, so that a call does not wait for a mkdir (docs/benchmarks.md). */
+const READY_PER_BASE = 4;
+const ready = new Map<string, { dirs: string[]; filling: boolean }>();
+
+/**
+ * One empty, private directory under `base` that no call has had: one made ahead of time when there is one
+ * (each is handed out once), else made now. The pool is refilled in the background.
+ */
+function takeScratchDir(base: string): string {
+  let pool = ready.get(base);
+  if (!pool) {
+    pool = { dirs: [], filling: false };
+    ready.set(base, pool);
+  }
+  const dir = pool.dirs.pop() ?? mkdtempSync(join(base, 'call-'));
+  if (!pool.filling) {
+    const filling = pool;
+    filling.filling = true;
+    void (async () => {
+      try {
+        while (filling.dirs.length < READY_PER_BASE) filling.dirs.push(await mkdtemp(join(base, 'call-')));
+      } catch {
+        // The base went away (server shutdown, a test's temp dir): calls make their own again.
+      } finally {
+        filling.filling = false;
+      }
+    })();
+  }
+  return dir;
+}
+
 /** Creates one call's scratch directory under `base`. */
 export function createCallScratch(base: string, declared: Readonly<Record<string, string>>): CallScratch {
   // One directory is both HOME and TMPDIR: each directory created and removed is a journalled metadata write
   // on the call's path (docs/benchmarks.md), and both are the call's own and thrown away with it.
-  const dir = mkdtempSync(join(base, 'call-'));
+  const dir = takeScratchDir(base);
   const env: Record<string, string> = { HOME: dir, TMPDIR: dir, TMP: dir, TEMP: dir };
   if (declared.XDG_CONFIG_HOME === undefined) env.XDG_CONFIG_HOME = join(dir, '.config');
   if (declared.CARGO_HOME === undefined) env.CARGO_HOME = join(dir, '.cargo');
