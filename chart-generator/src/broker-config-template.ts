@@ -12,7 +12,7 @@ import { brokerConfig } from '../../constructs/src/broker-config.ts';
 import { DEFAULT_EGRESS_HOST_PORT } from '../../constructs/src/defaults.ts';
 import { ECOSYSTEM_NAMES, ECOSYSTEMS } from '../../constructs/src/ecosystems.ts';
 import type { AgentPlan, PlannedNamedEgress } from '../../constructs/src/plan.ts';
-import type { ChartBuilder } from './chart-builder.ts';
+import type { ObjectLifter } from './object-lifter.ts';
 import {
   type EntryNode,
   entry,
@@ -169,7 +169,7 @@ function goLiteral(value: unknown, literalString: (text: string) => string): str
 }
 
 /** A string of the config, with `<service>.<namespace>.svc` hosts following the release. */
-function literalStringOf(builder: ChartBuilder): (text: string) => string {
+function literalStringOf(builder: ObjectLifter): (text: string) => string {
   return (text) => {
     const rewritten = builder.rewriteHosts(text);
     if (typeof rewritten === 'string') return goString(rewritten);
@@ -193,7 +193,7 @@ function ecosystemsTable(): string[] {
 }
 
 /** `templates/_broker.tpl`. */
-export function brokerTemplates(builder: ChartBuilder): string {
+export function brokerTemplates(builder: ObjectLifter): string {
   const chart = builder.chart;
   const plan = builder.plan;
   const config = brokerConfig(plan) as unknown as Record<string, unknown>;

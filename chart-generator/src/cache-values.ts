@@ -6,7 +6,7 @@
  */
 import type { PlannedCache } from '../../constructs/src/plan.ts';
 import type { KubeObject } from '../../constructs/src/render.ts';
-import type { ChartBuilder } from './chart-builder.ts';
+import type { ObjectLifter } from './object-lifter.ts';
 import { emitSeq, entry, expr } from './template-yaml.ts';
 import { group, leaf, type ValueNode } from './values-model.ts';
 import { pad, valuesKey, valuesRef } from './values-refs.ts';
@@ -16,11 +16,11 @@ type Json = Readonly<Record<string, unknown>>;
 type Path = readonly (string | number)[];
 
 /** The cache a pod volume or a claim object stands for, if any. */
-export function cacheOfVolume(builder: ChartBuilder, volume: Json): PlannedCache | undefined {
+export function cacheOfVolume(builder: ObjectLifter, volume: Json): PlannedCache | undefined {
   return builder.plan.caches.find((c) => c.volumeName === volume['name']);
 }
 
-export function cacheOfClaim(builder: ChartBuilder, object: KubeObject): PlannedCache | undefined {
+export function cacheOfClaim(builder: ObjectLifter, object: KubeObject): PlannedCache | undefined {
   if (object.kind !== 'PersistentVolumeClaim') return undefined;
   return builder.plan.caches.find(
     (c) => c.volume.kind === 'newClaim' && c.volume.claimName === object.metadata.name,
@@ -28,7 +28,7 @@ export function cacheOfClaim(builder: ChartBuilder, object: KubeObject): Planned
 }
 
 /** `agent.caches.<name>.<key>`, creating the caches' values on first use. */
-function cacheRef(builder: ChartBuilder, cache: PlannedCache, key: string): string {
+function cacheRef(builder: ObjectLifter, cache: PlannedCache, key: string): string {
   const values = builder.componentValues('agent');
   const path = [...values.path, 'caches'];
   if (!values.workload.some((n) => n.key === 'caches'))
@@ -84,7 +84,7 @@ function cacheGroup(cache: PlannedCache): ValueNode {
 
 /** The lines of a cache's pod volume, as its values make it. */
 export function cacheVolumeLines(
-  builder: ChartBuilder,
+  builder: ObjectLifter,
   cache: PlannedCache,
   rendered: unknown,
   indent: number,
@@ -122,13 +122,13 @@ export function cacheVolumeLines(
 }
 
 /** A new cache claim is rendered unless an existing claim replaces it. */
-export function cacheClaimCondition(builder: ChartBuilder, cache: PlannedCache): string {
+export function cacheClaimCondition(builder: ObjectLifter, cache: PlannedCache): string {
   return `not ${cacheRef(builder, cache, 'existingClaim')}`;
 }
 
 /** A new cache claim's spec: size and class from its values. */
 export function cacheClaimSpec(
-  builder: ChartBuilder,
+  builder: ObjectLifter,
   object: KubeObject,
   cache: PlannedCache,
   spec: Json,

@@ -12,14 +12,12 @@ import type { KubeObject, RenderResult } from '../../constructs/src/render.ts';
 import { brokerConfigEntry, brokerConfigHashExpr, brokerEgressValues } from './broker-config-template.ts';
 import { cacheClaimCondition, cacheClaimSpec, cacheOfClaim } from './cache-values.ts';
 import { type ComponentValues, componentNodes, componentValues } from './component-values.ts';
+import type { Json, ObjectLifter, Path } from './object-lifter.ts';
 import { claimSpec, persistenceRef, podSpec, volumeClaimTemplates } from './pod-template.ts';
 import { type ExprNode, emitMap, entry, expr, goString, templatedString } from './template-yaml.ts';
 import { group, leaf, type ValueNode } from './values-model.ts';
 import { dictLiteral, pad, sameMap, valuesKey, valuesRef, without } from './values-refs.ts';
 import { STRING_MAP } from './values-schemas.ts';
-
-type Path = readonly (string | number)[];
-type Json = Readonly<Record<string, unknown>>;
 
 /** Kinds whose names must be DNS labels (63), and StatefulSets, whose pods' labels need 11 more characters. */
 const NAME_MAX: Readonly<Record<string, number>> = { Service: 63, Pod: 63, StatefulSet: 52 };
@@ -34,7 +32,7 @@ const STD_LABELS = new Set<string>([
   LABEL.agent,
 ]);
 
-export class ChartBuilder {
+export class ChartBuilder implements ObjectLifter {
   readonly plan: AgentPlan;
   readonly objects: readonly KubeObject[];
   readonly chart: string;

@@ -7,9 +7,9 @@
 import type { PlannedBackend, PlannedToolchain } from '../../constructs/src/plan.ts';
 import type { KubeObject } from '../../constructs/src/render.ts';
 import { cacheOfVolume, cacheVolumeLines } from './cache-values.ts';
-import type { ChartBuilder } from './chart-builder.ts';
 import { parseImage } from './image-reference.ts';
 import { imageValues } from './image-values.ts';
+import type { ObjectLifter } from './object-lifter.ts';
 import { emitSeq, entry, expr, goString } from './template-yaml.ts';
 import { group, leaf, type ValueNode } from './values-model.ts';
 import { pad, valuesKey, valuesRef } from './values-refs.ts';
@@ -83,7 +83,7 @@ function optionalList(ref: string, key: string, indent: number): string[] {
   ];
 }
 
-function securityContextLines(builder: ChartBuilder, ref: string, indent: number): string[] {
+function securityContextLines(builder: ObjectLifter, ref: string, indent: number): string[] {
   return [
     `${pad(indent)}securityContext:`,
     `${pad(indent + 2)}{{- include ${builder.helper('securityContext')} (dict "context" $ "securityContext" ${ref}) | nindent ${indent + 2} }}`,
@@ -91,12 +91,12 @@ function securityContextLines(builder: ChartBuilder, ref: string, indent: number
 }
 
 /** A value of `agent.persistence`, which also governs the toolchain pods' workspace. */
-export function persistenceRef(builder: ChartBuilder, key: string): string {
+export function persistenceRef(builder: ObjectLifter, key: string): string {
   return valuesRef([...persistence(builder), key]);
 }
 
 /** The agent's `persistence` values, created once: what the workspace volume can become. */
-function persistence(builder: ChartBuilder): readonly string[] {
+function persistence(builder: ObjectLifter): readonly string[] {
   const values = builder.componentValues('agent');
   const path = [...values.path, 'persistence'];
   if (values.workload.some((n) => n.key === 'persistence')) return path;
@@ -142,7 +142,7 @@ function persistence(builder: ChartBuilder): readonly string[] {
 
 /** The rendered workspace volume, as the persistence values make it (the same in the agent and toolchain pods). */
 function workspaceVolumeLines(
-  builder: ChartBuilder,
+  builder: ObjectLifter,
   item: Json,
   rendered: unknown,
   indent: number,
@@ -176,7 +176,7 @@ function workspaceVolumeLines(
 
 /** A pod spec: lifted fields become values, containers are lifted one by one. */
 export function podSpec(
-  builder: ChartBuilder,
+  builder: ObjectLifter,
   object: KubeObject,
   spec: Json,
   component: string,
@@ -278,7 +278,7 @@ export function podSpec(
   return sortedEntries(out);
 }
 
-function containerDescription(builder: ChartBuilder, component: string, name: string, init: boolean): string {
+function containerDescription(builder: ObjectLifter, component: string, name: string, init: boolean): string {
   const plan = builder.plan;
   const own = builder.toolchainOf(component);
   if (own) {
@@ -348,7 +348,7 @@ function envLines(items: readonly unknown[], names: readonly string[], extraRef:
 }
 
 function container(
-  builder: ChartBuilder,
+  builder: ObjectLifter,
   object: KubeObject,
   container: Json,
   component: string,
@@ -419,7 +419,7 @@ function container(
 
 /** A workspace claim's spec (the shared claim, or a claim template's): size and class from `agent.persistence`. */
 export function claimSpec(
-  builder: ChartBuilder,
+  builder: ObjectLifter,
   object: KubeObject,
   spec: Json,
   component: string,
@@ -447,7 +447,7 @@ export function claimSpec(
 
 /** The StatefulSet's workspace claim template, sized and classed by `agent.persistence`; none with an existing claim. */
 export function volumeClaimTemplates(
-  builder: ChartBuilder,
+  builder: ObjectLifter,
   object: KubeObject,
   templates: readonly Json[],
   component: string,

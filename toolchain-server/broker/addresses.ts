@@ -138,3 +138,11 @@ export function parseCidrs(texts: readonly string[]): Cidr[] {
     return cidr;
   });
 }
+
+export interface ResolvedAddress {
+  readonly address: string;
+  readonly family: number;
+}
+
+/** Resolves a name (without a trailing dot) to every address it has. */
+export type Resolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;

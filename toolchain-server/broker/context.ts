@@ -7,20 +7,14 @@ import type { Agent as HttpsAgent } from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
 import type { LogSink } from '../kit/audit-sink.ts';
 import type { TokenSet } from '../kit/token-file.ts';
-import type { Cidr } from './addresses.ts';
+import type { Cidr, Resolver } from './addresses.ts';
 import { type BrokerAuditRecord, writeBrokerAudit } from './audit.ts';
 import type { BrokerCaller, BrokerConfig, BrokerRoute } from './config.ts';
 import type { BrokerMetrics } from './metrics.ts';
 import type { RouteUpstream } from './upstream.ts';
 import type { UpstreamSessions } from './upstream-call.ts';
 
-export interface ResolvedAddress {
-  readonly address: string;
-  readonly family: number;
-}
-
-/** Resolves a name (without a trailing dot) to every address it has. */
-export type Resolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
+export type { ResolvedAddress, Resolver } from './addresses.ts';
 
 export interface BrokerContext {
   readonly config: BrokerConfig;

@@ -6,8 +6,8 @@
  */
 import { lookup } from 'node:dns/promises';
 import { readFile } from 'node:fs/promises';
+import type { ResolvedAddress, Resolver } from './addresses.ts';
 import { parseIp } from './addresses.ts';
-import type { ResolvedAddress, Resolver } from './context.ts';
 
 /** Addresses the hosts file gives `name` (lower-case, no trailing dot), in file order. */
 export function hostsFileAddresses(text: string, name: string): ResolvedAddress[] {

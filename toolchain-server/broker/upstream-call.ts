@@ -10,19 +10,25 @@
  * vetted (upstream.ts), and TLS verifies the upstream's name.
  */
 import { EventEmitter } from 'node:events';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { type Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import {
   type ClientHttp2Session,
   type ClientHttp2Stream,
   constants as h2,
   connect as http2Connect,
 } from 'node:http2';
-import { request as httpsRequest } from 'node:https';
+import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { type SecureContext, connect as tlsConnect } from 'node:tls';
-import type { BrokerContext } from './context.ts';
 import type { RouteUpstream } from './upstream.ts';
+
+/** What an upstream call needs of the broker's context (`BrokerContext` has it): its sessions and agents. */
+export interface UpstreamCallContext {
+  readonly sessions: UpstreamSessions;
+  readonly httpsAgent: HttpsAgent;
+  readonly httpAgent: HttpAgent;
+}
 
 export interface UpstreamResponse {
   readonly statusCode: number;
@@ -192,7 +198,7 @@ export class UpstreamCall extends EventEmitter {
   /** The HTTP/1.1 request or HTTP/2 stream, once there is one. */
   private target: { setTimeout(ms: number, onTimeout: () => void): unknown } | undefined;
 
-  constructor(ctx: BrokerContext, route: string, upstream: Upstream, options: UpstreamRequestOptions) {
+  constructor(ctx: UpstreamCallContext, route: string, upstream: Upstream, options: UpstreamRequestOptions) {
     super();
     if (ctx.sessions.protocol(route, upstream) === 'h1') {
       this.body = this.http1(ctx, upstream, options);
@@ -235,7 +241,7 @@ export class UpstreamCall extends EventEmitter {
     this.abort();
   }
 
-  private http1(ctx: BrokerContext, upstream: Upstream, options: UpstreamRequestOptions): Writable {
+  private http1(ctx: UpstreamCallContext, upstream: Upstream, options: UpstreamRequestOptions): Writable {
     const request = (upstream.tls ? httpsRequest : httpRequest)({
       hostname: upstream.hostname,
       port: upstream.port,

@@ -18,10 +18,9 @@ import {
   lookup as systemLookup,
 } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import type { Cidr } from './addresses.ts';
+import type { Cidr, Resolver } from './addresses.ts';
 import { deniedBy, parseIp } from './addresses.ts';
 import type { BrokerRoute } from './config.ts';
-import type { Resolver } from './context.ts';
 import { BrokerError } from './errors.ts';
 
 /** Cluster Service names: `<svc>.<ns>.svc` (through the search path) and `….svc.cluster.local`. */
