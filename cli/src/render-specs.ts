@@ -40,7 +40,7 @@ export function renderCheckedSpecs(
   for (const spec of specs) {
     let rendered: RenderResult;
     try {
-      rendered = renderAgent(spec.agent);
+      rendered = renderAgent(spec.agent, spec.plan);
     } catch (error) {
       if (!(error instanceof AgentSpecError)) throw error;
       for (const p of error.problems)

@@ -45,7 +45,7 @@ export function buildSlice(files: readonly string[], options: SiteOptions): Slic
     });
     let rendered: RenderResult;
     try {
-      rendered = renderAgent(spec.agent);
+      rendered = renderAgent(spec.agent, spec.plan);
     } catch (error) {
       if (!(error instanceof AgentSpecError)) throw error;
       for (const p of error.problems)
