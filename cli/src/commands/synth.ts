@@ -27,15 +27,12 @@ export async function synthCommand(argv: readonly string[], io: Io): Promise<num
     },
   });
   if (positionals.length === 0) throw new UsageError('synth needs at least one spec file or directory');
-  const rendered = await renderSpecs(positionals, io);
-  if (!rendered) return 1;
-  const outputs: OutputFile[] = [];
-  for (const { spec, rendered: result } of rendered) {
-    outputs.push({
-      path: join(values.output, `${spec.agent.metadata.name}.k8s.yaml`),
-      content: toYamlDocuments(result.objects),
-    });
-  }
+  // Each agent's YAML is made as soon as it is rendered, so its objects need not wait for the others.
+  const outputs = await renderSpecs<OutputFile>(positionals, io, ({ spec, rendered }) => ({
+    path: join(values.output, `${spec.agent.metadata.name}.k8s.yaml`),
+    content: toYamlDocuments(rendered.objects),
+  }));
+  if (!outputs) return 1;
   if (values.stdout) {
     io.stdout(outputs.map((o) => o.content).join('---\n'));
     return 0;
