@@ -1,6 +1,7 @@
 /** All-or-nothing output: every file is staged next to its target, then renamed into place. */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface OutputFile {
   readonly path: string;
@@ -46,4 +47,53 @@ export async function writeFilesAtomically(files: readonly OutputFile[]): Promis
     throw error;
   }
   await eachInFlight(files, (file) => rename(temp(file), file.path));
+}
+
+/**
+ * A staging directory beside `output` (same file system, so a rename moves a file into place): a site is
+ * written there file by file as it is built, so no file waits in memory, and moved into `output` only once
+ * every spec has proved valid. `discard` removes it whatever happened.
+ */
+export class StagingDirectory {
+  readonly path: string;
+  private readonly files: string[] = [];
+
+  constructor(output: string) {
+    this.path = `${output.replace(/[/\\]+$/, '')}.staging-${process.pid}`;
+  }
+
+  /** Writes files (paths relative to the output) into the staging directory, synchronously: for a worker. */
+  static writeSync(stagingPath: string, files: readonly OutputFile[]): string[] {
+    const made = new Set<string>();
+    for (const file of files) {
+      const target = join(stagingPath, file.path);
+      const directory = dirname(target);
+      if (!made.has(directory)) {
+        mkdirSync(directory, { recursive: true });
+        made.add(directory);
+      }
+      writeFileSync(target, file.content);
+    }
+    return files.map((file) => file.path);
+  }
+
+  /** Records files staged by anyone (a worker), relative to the output. */
+  add(relativePaths: readonly string[]): void {
+    this.files.push(...relativePaths);
+  }
+
+  get count(): number {
+    return this.files.length;
+  }
+
+  /** Moves every staged file into `output`, replacing files of an earlier build. */
+  async commit(output: string): Promise<void> {
+    for (const directory of new Set(this.files.map((file) => dirname(join(output, file)))))
+      await mkdir(directory, { recursive: true });
+    await eachInFlight(this.files, (file) => rename(join(this.path, file), join(output, file)));
+  }
+
+  async discard(): Promise<void> {
+    await rm(this.path, { recursive: true, force: true });
+  }
 }
