@@ -1,8 +1,9 @@
 /**
  * Runs the real CLI (`node cli/src/main.ts …`) in a fresh process, as a user or a pipeline runs it, and
- * measures it from outside: wall time from spawn to exit (module loading included) and the child's peak RSS,
- * which a preload (`--import` of bench/report-peak-rss.ts) reads from `process.resourceUsage()` as the process
- * exits and prints as its last stderr line. Shared by bench/synth and bench/fleet.
+ * measures it from outside: wall time from spawn to exit (module loading included), and the child's peak RSS
+ * and CPU time (all threads), which a preload (`--import` of bench/report-peak-rss.ts) reads from
+ * `process.resourceUsage()` as the process exits and prints as its last stderr line. Shared by bench/synth and
+ * bench/fleet.
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -16,6 +17,8 @@ export interface CliRun {
   readonly code: number;
   readonly wallMs: number;
   readonly peakRssMiB: number;
+  /** User + system CPU time of the process, every thread. */
+  readonly cpuMs: number;
   /** The 1-minute load average when the run started. */
   readonly load: number;
 }
@@ -36,7 +39,8 @@ export function runCli(argv: readonly string[], cwd = process.cwd()): CliRun {
   return {
     code: child.status,
     wallMs,
-    peakRssMiB: Number(report.slice(PEAK_RSS_MARKER.length)) / 1024,
+    peakRssMiB: Number(/^\S+:(\d+)/.exec(report)![1]) / 1024,
+    cpuMs: Number(/cpu-ms:(\d+)/.exec(report)?.[1] ?? Number.NaN),
     load,
   };
 }

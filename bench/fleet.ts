@@ -38,6 +38,9 @@ function measure(cwd: string, ...argv: string[]): CliRun {
   return runCli(argv, cwd);
 }
 
+const medianCpu = (runs: readonly CliRun[]) =>
+  [...runs].sort((a, b) => a.cpuMs - b.cpuMs)[Math.floor((runs.length - 1) / 2)]!.cpuMs;
+
 /** `runs` runs of one command: the median by wall time, min–max, the highest peak RSS, each run's load. */
 function repeat(
   runs: number,
@@ -127,12 +130,13 @@ async function scenario(shape: 'examples' | 'generated'): Promise<void> {
     const loads = (runs: readonly CliRun[]) => runs.map((r) => r.load.toFixed(1)).join(', ');
 
     const rows = [
-      ['case', 'wall s', 'peak RSS MiB', 'load average', 'aim'],
+      ['case', 'wall s', 'CPU s (all threads)', 'peak RSS MiB', 'load average', 'aim'],
       ...(site
         ? [
             [
               `site, ${count} agents (median of ${site.runs.length}; min–max ${seconds(site.min)}–${seconds(site.max)})`,
               seconds(site.median.wallMs),
+              seconds(medianCpu(site.runs)),
               Math.max(...site.runs.map((r) => r.peakRssMiB)).toFixed(0),
               loads(site.runs),
               '≤ 30 s, ≤ 1024 MiB',
@@ -142,6 +146,7 @@ async function scenario(shape: 'examples' | 'generated'): Promise<void> {
       [
         `diff, ${CHANGED} of ${count} changed`,
         seconds(fewChanged.wallMs),
+        seconds(fewChanged.cpuMs),
         fewChanged.peakRssMiB.toFixed(0),
         fewChanged.load.toFixed(1),
         '< 10 s',
@@ -149,6 +154,7 @@ async function scenario(shape: 'examples' | 'generated'): Promise<void> {
       [
         `diff, all ${count} changed (median of ${diff.runs.length}; min–max ${seconds(diff.min)}–${seconds(diff.max)})`,
         seconds(diff.median.wallMs),
+        seconds(medianCpu(diff.runs)),
         Math.max(...diff.runs.map((r) => r.peakRssMiB)).toFixed(0),
         loads(diff.runs),
         '≤ 10 s',
