@@ -1,7 +1,7 @@
 /** All-or-nothing output: every file is staged next to its target, then renamed into place. */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 
 export interface OutputFile {
   readonly path: string;
@@ -50,16 +50,24 @@ export async function writeFilesAtomically(files: readonly OutputFile[]): Promis
 }
 
 /**
- * A staging directory beside `output` (same file system, so a rename moves a file into place): a site is
- * written there file by file as it is built, so no file waits in memory, and moved into `output` only once
- * every spec has proved valid. `discard` removes it whatever happened.
+ * A staging directory inside `output` (`.toolyard-staging-<pid>`: the same file system, so a rename moves a file
+ * into place, and no more write access than the output itself needs): a command writes its files there as they
+ * are made, so no file waits in memory, and moves them into `output` only once every spec has proved valid.
+ * `discard` removes it whatever happened, and the output directory (and parents) too when they were made for
+ * the staging and are still empty, so invalid input leaves nothing behind.
  */
 export class StagingDirectory {
   readonly path: string;
+  private readonly output: string;
+  /** The output and its parents that did not exist yet, deepest first: made for the staging. */
+  private readonly madeForStaging: string[] = [];
   private readonly files: string[] = [];
 
   constructor(output: string) {
-    this.path = `${output.replace(/[/\\]+$/, '')}.staging-${process.pid}`;
+    this.output = output;
+    for (let dir = resolve(output); !existsSync(dir) && dirname(dir) !== dir; dir = dirname(dir))
+      this.madeForStaging.push(dir);
+    this.path = join(output, `.toolyard-staging-${process.pid}`);
   }
 
   /** Writes files (paths relative to the output) into the staging directory, synchronously: for a worker. */
@@ -86,14 +94,23 @@ export class StagingDirectory {
     return this.files.length;
   }
 
-  /** Moves every staged file into `output`, replacing files of an earlier build. */
-  async commit(output: string): Promise<void> {
-    for (const directory of new Set(this.files.map((file) => dirname(join(output, file)))))
+  /** Moves every staged file into the output, replacing files of an earlier build. */
+  async commit(): Promise<void> {
+    for (const directory of new Set(this.files.map((file) => dirname(join(this.output, file)))))
       await mkdir(directory, { recursive: true });
-    await eachInFlight(this.files, (file) => rename(join(this.path, file), join(output, file)));
+    await eachInFlight(this.files, (file) => rename(join(this.path, file), join(this.output, file)));
   }
 
   async discard(): Promise<void> {
     await rm(this.path, { recursive: true, force: true });
+    // Made only to hold the staging directory: removed again unless something was moved into them.
+    for (const dir of this.madeForStaging)
+      if (
+        !(await rmdir(dir).then(
+          () => true,
+          () => false,
+        ))
+      )
+        break;
   }
 }

@@ -340,5 +340,10 @@ describe('toolyard site over a fleet', () => {
       ['half-built'],
     );
     assert.ok(existsSync(join(target, 'agents')));
+    assert.deepEqual(
+      readdirSync(target).filter((name) => name.includes('staging')),
+      [],
+      'no staging directory left in the output',
+    );
   });
 });

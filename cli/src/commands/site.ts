@@ -125,7 +125,7 @@ async function buildAndWrite(
   const shares = slices.flatMap((s) => s.shares);
   const files = fleetSiteFiles(shares, options);
   staging.add(StagingDirectory.writeSync(staging.path, files));
-  await staging.commit(output);
+  await staging.commit();
   io.stderr(`wrote ${join(output, 'index.html')}: ${shares.length} agents, ${staging.count} files`);
   return 0;
 }

@@ -60,7 +60,7 @@ export async function synthCommand(argv: readonly string[], io: Io): Promise<num
     const written = reportInOrder(pathErrors, reports, io);
     if (!written) return 1;
     staging.add(written);
-    await staging.commit(values.output);
+    await staging.commit();
     for (const file of written) io.stderr(`wrote ${join(values.output, file)}`);
     return 0;
   } finally {
