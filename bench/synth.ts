@@ -12,17 +12,23 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App, Chart } from 'cdk8s';
+import { App, Chart, Yaml } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import type { Construct } from 'constructs';
 import { checkSpecText } from '../constructs/src/check-spec-text.ts';
 import { type KubeObject, renderAgent, toYamlDocuments } from '../constructs/src/render.ts';
 import type { ToolyardAgent } from '../schema/src/types.generated.ts';
+import { writeFleet } from '../test/support/fleet-fixture.ts';
+import { type CliRun, medianRun, runCli } from './cli-run.ts';
 
 const SIZES = [1, 100, 1000] as const;
+/** End-to-end runs of the CLI over 1,000 spec files (`SYNTH_CLI_RUNS`, default 3; 0 skips them). */
+const CLI_RUNS = Number(process.env['SYNTH_CLI_RUNS'] ?? 3);
+const CLI_AGENTS = 1000;
 /** Scenarios: the examples' mix, and agents whose two toolchains each run in a pod of their own. */
 const SHAPES = {
   examples: ['polyglot-reviewer', 'web-infra', 'cluster-operator'],
@@ -113,7 +119,8 @@ function buildBaseline(name: string, objects: ReturnType<typeof l1Props>): strin
     if (!Class) throw new Error(`no L1 class for ${kind}`);
     new Class(chart, `o${index}`, props);
   });
-  return toYamlDocuments(chart.toJson() as KubeObject[]);
+  // Bare cdk8s serialises with its own writer (toolyard's specialised one must produce the same bytes).
+  return Yaml.stringify(...chart.toJson());
 }
 
 // ---- one case, in this process ------------------------------------------------------------------------
@@ -164,6 +171,31 @@ function runCase(impl: CaseResult['impl'], count: number, shape: Shape): CaseRes
   };
 }
 
+// ---- the CLI end to end ------------------------------------------------------------------------------
+
+/**
+ * `toolyard synth <dir> -o <out>` over 1,000 spec files of the examples' shape (the three examples and 997
+ * renamed copies: test/support/fleet-fixture.ts), each run a fresh process: reading, parsing, checking,
+ * rendering, serialising and writing 1,000 manifest files, module loading included.
+ */
+function cliRuns(runs: number): CliRun[] {
+  const work = mkdtempSync(join(tmpdir(), 'toolyard-bench-synth-'));
+  try {
+    const specs = join(work, 'specs');
+    assert.equal(writeFleet(specs, CLI_AGENTS - 3, undefined, 'examples'), CLI_AGENTS);
+    return Array.from({ length: runs }, (_, i) => {
+      const out = join(work, `out-${i}`);
+      const run = runCli(['synth', specs, '-o', out]);
+      assert.equal(run.code, 0, 'toolyard synth succeeds');
+      assert.equal(readdirSync(out).length, CLI_AGENTS, 'one manifest file per agent');
+      rmSync(out, { recursive: true });
+      return run;
+    });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 // ---- driver -------------------------------------------------------------------------------------------
 
 const caseIndex = process.argv.indexOf('--case');
@@ -191,6 +223,7 @@ if (caseIndex >= 0) {
       if (child.status !== 0) throw new Error(`case ${impl}:${count}:${shape} failed:\n${child.stderr}`);
       results.push(JSON.parse(child.stdout) as CaseResult);
     }
+  const cli = CLI_RUNS > 0 ? cliRuns(CLI_RUNS) : [];
   const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
   const lines = [
     `synth benchmark — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length}× ${cpus()[0]?.model.trim() ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
@@ -242,5 +275,36 @@ if (caseIndex >= 0) {
     `toolchain pods: 1,000 agents with two each < 10 s: ${(pods.totalMs / 1000).toFixed(2)} s ${pods.totalMs < 10_000 ? 'ok' : 'MISSED'}; ` +
       `< 1 GiB: ${pods.peakRssMiB.toFixed(0)} MiB ${pods.peakRssMiB < 1024 ? 'ok' : 'MISSED'}`,
   );
+  if (cli.length > 0) {
+    const { median, min, max } = medianRun(cli);
+    const ratio = thousand.totalMs / base1000.totalMs;
+    lines.push(
+      '',
+      `CLI end to end: \`toolyard synth\` of ${CLI_AGENTS} spec files to ${CLI_AGENTS} manifest files, a fresh process each run`,
+      '',
+      row([
+        'runs',
+        'wall s median (min–max)',
+        'CPU s (all threads) median',
+        'peak RSS MiB (max)',
+        'load average at each run',
+      ]),
+      row(['---:', '---:', '---:', '---:', '---']),
+      row([
+        String(cli.length),
+        `${(median.wallMs / 1000).toFixed(2)} (${(min / 1000).toFixed(2)}–${(max / 1000).toFixed(2)})`,
+        (cli.map((r) => r.cpuMs).sort((a, b) => a - b)[Math.floor((cli.length - 1) / 2)]! / 1000).toFixed(2),
+        Math.max(...cli.map((r) => r.peakRssMiB)).toFixed(0),
+        cli.map((r) => r.load.toFixed(1)).join(', '),
+      ]),
+      '',
+      `aims (issue 22): CLI ≤ 5 s: ${(median.wallMs / 1000).toFixed(2)} s ${median.wallMs <= 5000 ? 'ok' : 'MISSED'}; ` +
+        `≤ 400 MiB: ${Math.max(...cli.map((r) => r.peakRssMiB)).toFixed(0)} MiB ${cli.every((r) => r.peakRssMiB <= 400) ? 'ok' : 'MISSED'}; ` +
+        `in-process ratio to bare cdk8s ≤ 1.05: ${ratio.toFixed(2)} ${ratio <= 1.05 ? 'ok' : 'MISSED'}; ` +
+        `load average now ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+    );
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -6,6 +6,7 @@ import { App, Chart, Yaml } from 'cdk8s';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { Agent } from './agent.ts';
 import type { RenderWarning } from './effective-egress.ts';
+import { manifestYaml } from './manifest-yaml.ts';
 import type { AgentPlan } from './plan.ts';
 import type { AcknowledgedWarning } from './warnings.ts';
 
@@ -52,7 +53,8 @@ export function renderAgent(agent: ToolyardAgent, checkedPlan?: AgentPlan): Rend
  * writes for the same chart (cdk8s's own serializer: YAML 1.1, so `on`/`yes` strings stay quoted).
  */
 export function toYamlDocuments(objects: readonly KubeObject[]): string {
-  return Yaml.stringify(...objects);
+  // The specialised writer produces the same bytes much faster; the general one handles what it does not.
+  return objects.map((object) => manifestYaml(object) ?? Yaml.stringify(object)).join('---\n');
 }
 
 export function renderAgentYaml(agent: ToolyardAgent): { yaml: string; warnings: readonly RenderWarning[] } {

@@ -309,4 +309,41 @@ describe('toolyard site over a fleet', () => {
     assert.equal(code, 1);
     assert.equal(existsSync(empty), false);
   });
+
+  it('stages agents as they are built and leaves nothing behind when a later spec is invalid', async () => {
+    const target = join(temp, 'half-built');
+    const code = await siteCommand(
+      [
+        join(REPO_ROOT, 'examples/polyglot-reviewer.yaml'),
+        join(REPO_ROOT, 'test/invalid-specs/port-out-of-range.yaml'),
+        '-o',
+        target,
+        '--jobs',
+        '1',
+      ],
+      captureIo(),
+    );
+    assert.equal(code, 1);
+    assert.equal(existsSync(target), false);
+    assert.deepEqual(
+      readdirSync(temp).filter((name) => name.startsWith('half-built')),
+      [],
+      'the staging directory is removed',
+    );
+    // The control: the valid spec alone builds, and leaves no staging directory either.
+    assert.equal(
+      await siteCommand([join(REPO_ROOT, 'examples/polyglot-reviewer.yaml'), '-o', target], captureIo()),
+      0,
+    );
+    assert.deepEqual(
+      readdirSync(temp).filter((name) => name.startsWith('half-built')),
+      ['half-built'],
+    );
+    assert.ok(existsSync(join(target, 'agents')));
+    assert.deepEqual(
+      readdirSync(target).filter((name) => name.includes('staging')),
+      [],
+      'no staging directory left in the output',
+    );
+  });
 });

@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isSemver } from '../../../chart-generator/src/generate.ts';
 import { parseEpoch } from '../../../chart-generator/src/package.ts';
-import { formatSpecError } from '../../../schema/src/load.ts';
+import { formatSpecError, type SpecError } from '../../../schema/src/load.ts';
 import { count } from '../counts.ts';
 import { fleetSiteFiles, type SiteOptions, shownPathsBase } from '../fleet/fleet-site/build-site.ts';
 import { buildSlices } from '../fleet/fleet-site/parallel-build.ts';
 import type { Io } from '../io.ts';
 import { specFiles } from '../spec-files.ts';
 import { UsageError } from '../usage-error.ts';
-import { writeFilesAtomically } from '../write-files.ts';
+import { StagingDirectory } from '../write-files.ts';
 
 /** From this many specs on, the site is built on worker threads. */
 const PARALLEL_FROM = 64;
@@ -69,11 +69,32 @@ export async function siteCommand(argv: readonly string[], io: Io): Promise<numb
   };
   const { files: specs, errors: pathErrors } = await specFiles(positionals);
   options = { ...options, relativeTo: shownPathsBase(specs, process.cwd()) };
+  // Agents' files go to a staging directory as they are built (memory stays flat at any fleet size) and move
+  // into the output only when every spec is valid; on any problem the staging directory is removed.
+  const staging = new StagingDirectory(values.output);
+  try {
+    return await buildAndWrite(specs, pathErrors, options, values.output, staging, jobs, io);
+  } finally {
+    await staging.discard();
+  }
+}
+
+async function buildAndWrite(
+  specs: readonly string[],
+  pathErrors: readonly SpecError[],
+  options: SiteOptions,
+  output: string,
+  staging: StagingDirectory,
+  jobs: number | undefined,
+  io: Io,
+): Promise<number> {
   const slices = await buildSlices(
     specs,
     options,
     jobs ?? (specs.length >= PARALLEL_FROM ? Math.min(availableParallelism(), 4) : 1),
+    staging.path,
   );
+  for (const slice of slices) staging.add(slice.staged);
   const errors = [...pathErrors.map((e) => formatSpecError(e)), ...slices.flatMap((s) => s.errors)];
   const seen = new Map<string, string>();
   for (const { name, file, line } of slices.flatMap((s) => s.names)) {
@@ -103,8 +124,8 @@ export async function siteCommand(argv: readonly string[], io: Io): Promise<numb
     );
   const shares = slices.flatMap((s) => s.shares);
   const files = fleetSiteFiles(shares, options);
-  const output = values.output;
-  await writeFilesAtomically(files.map((f) => ({ path: join(output, f.path), content: f.content })));
-  io.stderr(`wrote ${join(output, 'index.html')}: ${shares.length} agents, ${files.length} files`);
+  staging.add(StagingDirectory.writeSync(staging.path, files));
+  await staging.commit();
+  io.stderr(`wrote ${join(output, 'index.html')}: ${shares.length} agents, ${staging.count} files`);
   return 0;
 }

@@ -18,11 +18,12 @@ import { type FleetAgent, fleetAgent } from '../fleet-model.ts';
 import { FLEET_CSS, FLEET_JS } from './assets.ts';
 import { authorityPage } from './authority-page.ts';
 import { cachesPage } from './caches-page.ts';
+import { egressPages } from './egress-pages.ts';
 import { FAVICON_SVG, faviconIco } from './favicon.ts';
 import { agentPage, fleetData } from './fleet-data.ts';
 import { type AgentReach, agentReach } from './host-reach.ts';
 import { hostsPage } from './hosts-page.ts';
-import { agentPageHtml, catalogPage, egressPage } from './pages.ts';
+import { agentPageHtml, catalogPage } from './pages.ts';
 
 export interface SiteOptions {
   /** Shown in every page's header and title. */
@@ -111,7 +112,7 @@ export function fleetSiteFiles(shares: readonly AgentSiteFiles[], options: SiteO
     ...sorted.flatMap((s) => s.files),
     { path: 'index.html', content: catalogPage(agents, data, options.title) },
     { path: 'authority/index.html', content: authorityPage(data, options.title) },
-    { path: 'egress/index.html', content: egressPage(data, options.title) },
+    ...egressPages(data, options.title),
     {
       path: 'hosts/index.html',
       content: hostsPage(

@@ -228,14 +228,27 @@ ${
   return layout({ title: `Agent ${a.name}`, site, depth: 2, section: 'agent', body });
 }
 
-export function egressPage(data: FleetData, site: string): string {
-  const open = data.egress.filter((e) => e.peer === '*');
+/**
+ * The egress graph and table of `data`. At fleet scale the graph is split over several pages (egress-pages.ts):
+ * `part` then gives the page's depth, the fleet-wide count of open-egress pods and the pager to show.
+ */
+export function egressPage(
+  data: FleetData,
+  site: string,
+  part: { readonly depth: number; readonly openPods: number; readonly pager: Html } = {
+    depth: 1,
+    openPods: data.egress.filter((e) => e.peer === '*').length,
+    pager: html``,
+  },
+): string {
+  const root = '../'.repeat(part.depth);
+  const open = part.openPods;
   const body = html`<h1>Egress</h1>
 <p>Who can reach what: every pod of the fleet and the destinations its NetworkPolicies allow (cluster DNS, gateways, toolchain pods, CIDRs), read from the policies toolyard renders. ${
-    open.length > 0
-      ? html`<strong class="warn">${open.length} pod${open.length === 1 ? '' : 's'} may reach anything</strong> (open egress, or NetworkPolicies disabled).`
+    open > 0
+      ? html`<strong class="warn">${open} pod${open === 1 ? '' : 's'} may reach anything</strong> (open egress, or NetworkPolicies disabled).`
       : 'No pod may reach everything.'
-  }</p>
+  }</p>${part.pager}
 <section data-filter-root aria-labelledby="graph-heading"><h2 id="graph-heading">Egress graph</h2>
 <form class="filters" role="search" onsubmit="return false">
 <label>Namespace <select data-filter="namespace"><option value="">all</option>${options(data.agents.map((a) => a.namespace))}</select></label>
@@ -248,6 +261,6 @@ export function egressPage(data: FleetData, site: string): string {
 <h2>As a table</h2>
 <details><summary>${data.egress.length} allowed (pod, destination) pairs</summary>
 <div class="ty-scroll" role="region" tabindex="0" aria-label="Egress table"><table class="fleet-table" id="egress-table"><thead><tr><th scope="col">Pod</th><th scope="col">Destination</th><th scope="col">Ports</th></tr></thead>
-<tbody>${data.egress.map((e) => html`<tr><td><a href="../${agentPage(e.agent)}">${e.namespace}/${e.pod}</a></td><td>${data.peers[e.peer] ?? e.peer}</td><td>${e.ports.join(', ')}</td></tr>`)}</tbody></table></div></details>`;
-  return layout({ title: 'Egress', site, depth: 1, section: 'egress', body });
+<tbody>${data.egress.map((e) => html`<tr><td><a href="${root}${agentPage(e.agent)}">${e.namespace}/${e.pod}</a></td><td>${data.peers[e.peer] ?? e.peer}</td><td>${e.ports.join(', ')}</td></tr>`)}</tbody></table></div></details>`;
+  return layout({ title: 'Egress', site, depth: part.depth, section: 'egress', body });
 }

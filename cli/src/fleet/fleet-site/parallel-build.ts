@@ -8,9 +8,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { AgentSpecError } from '../../../../constructs/src/agent-spec-error.ts';
+import { checkSpecText } from '../../../../constructs/src/check-spec-text.ts';
 import { type RenderResult, renderAgent } from '../../../../constructs/src/render.ts';
 import { formatSpecError, type SpecError } from '../../../../schema/src/load.ts';
-import { checkSpecSources, type SpecSource } from '../../read-specs.ts';
+import { duplicateNames } from '../../read-specs.ts';
+import { StagingDirectory } from '../../write-files.ts';
 import { type AgentSiteFiles, agentSiteFiles, type SiteOptions } from './build-site.ts';
 
 export interface SliceResult {
@@ -19,43 +21,70 @@ export interface SliceResult {
   readonly errors: string[];
   readonly warnings: string[];
   readonly names: { readonly name: string; readonly file: string; readonly line: number }[];
+  /** Files written to the staging directory (relative to the site), when one was given. */
+  readonly staged: string[];
 }
 
-export function buildSlice(files: readonly string[], options: SiteOptions): SliceResult {
-  const result: SliceResult = { shares: [], errors: [], warnings: [], names: [] };
-  const sources: SpecSource[] = [];
+/**
+ * Builds a slice file by file — read, check, render, build the agent's pages and chart, and (with a staging
+ * directory) write them there at once — so neither a file's parsed YAML nor an agent's finished files wait
+ * for the rest of the slice. Problems come out as checking every file first would report them: unreadable
+ * files, then check problems in file order, then names used twice in the slice, then render problems.
+ */
+export function buildSlice(files: readonly string[], options: SiteOptions, staging?: string): SliceResult {
+  const result: SliceResult = { shares: [], errors: [], warnings: [], names: [], staged: [] };
+  const readErrors: string[] = [];
+  const checkErrors: SpecError[] = [];
+  const renderErrors: string[] = [];
+  const named: { file: string; agent: { metadata: { name: string } }; lineOf(pointer: string): number }[] =
+    [];
   for (const file of files) {
+    let text: string;
     try {
-      sources.push({ file, text: readFileSync(file, 'utf8') });
+      text = readFileSync(file, 'utf8');
     } catch (error) {
       const reason =
         (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-      result.errors.push(
-        formatSpecError({ file, line: 0, path: '/', message: `cannot read spec: ${reason}` }),
-      );
-    }
-  }
-  const { specs, errors } = checkSpecSources(sources);
-  result.errors.push(...errors.map((e: SpecError) => formatSpecError(e)));
-  for (const spec of specs) {
-    result.names.push({
-      name: spec.agent.metadata.name,
-      file: spec.file,
-      line: spec.lineOf('/metadata/name'),
-    });
-    let rendered: RenderResult;
-    try {
-      rendered = renderAgent(spec.agent);
-    } catch (error) {
-      if (!(error instanceof AgentSpecError)) throw error;
-      for (const p of error.problems)
-        result.errors.push(formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }));
+      readErrors.push(formatSpecError({ file, line: 0, path: '/', message: `cannot read spec: ${reason}` }));
       continue;
     }
-    for (const w of rendered.warnings)
-      result.warnings.push(`warning: ${spec.file}:${spec.lineOf(w.path)}: ${w.path}: ${w.message}`);
-    if (result.errors.length === 0) result.shares.push(agentSiteFiles(spec.file, rendered, options));
+    const checked = checkSpecText(text, file);
+    if (!checked.ok) {
+      checkErrors.push(...checked.errors);
+      continue;
+    }
+    for (const spec of checked.specs) {
+      const line = spec.lineOf('/metadata/name');
+      result.names.push({ name: spec.agent.metadata.name, file: spec.file, line });
+      named.push({ file: spec.file, agent: spec.agent, lineOf: () => line });
+      let rendered: RenderResult;
+      try {
+        rendered = renderAgent(spec.agent, spec.plan);
+      } catch (error) {
+        if (!(error instanceof AgentSpecError)) throw error;
+        for (const p of error.problems)
+          renderErrors.push(formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }));
+        continue;
+      }
+      for (const w of rendered.warnings)
+        result.warnings.push(`warning: ${spec.file}:${spec.lineOf(w.path)}: ${w.path}: ${w.message}`);
+      // Once anything is wrong nothing is written: the rest is still checked and rendered, for its problems.
+      if (readErrors.length + checkErrors.length + renderErrors.length > 0) continue;
+      const share = agentSiteFiles(spec.file, rendered, options);
+      if (staging === undefined) result.shares.push(share);
+      else {
+        result.staged.push(...StagingDirectory.writeSync(staging, share.files));
+        result.shares.push({ ...share, files: [] });
+      }
+    }
   }
+  const duplicates = duplicateNames(named).map((e) => formatSpecError(e));
+  result.errors.push(
+    ...readErrors,
+    ...checkErrors.map((e) => formatSpecError(e)),
+    ...duplicates,
+    ...renderErrors,
+  );
   return result;
 }
 
@@ -63,6 +92,7 @@ interface WorkerInput {
   readonly toolyardSiteSlice: true;
   readonly files: readonly string[];
   readonly options: SiteOptions;
+  readonly staging: string | undefined;
 }
 
 // This module's own file, as source (ESM) or compiled (CommonJS, where import.meta is empty).
@@ -70,22 +100,26 @@ const SELF = typeof __filename === 'string' ? __filename : fileURLToPath(import.
 
 if (!isMainThread && (workerData as WorkerInput | undefined)?.toolyardSiteSlice) {
   const input = workerData as WorkerInput;
-  parentPort!.postMessage(buildSlice(input.files, input.options));
+  parentPort!.postMessage(buildSlice(input.files, input.options, input.staging));
 }
 
-/** Every file's share, on up to `jobs` threads (this one included when `jobs` is 1). */
+/**
+ * Every file's share, on up to `jobs` threads (this one included when `jobs` is 1); with `staging`, each
+ * agent's files are written there as they are built instead of coming back in memory.
+ */
 export async function buildSlices(
   files: readonly string[],
   options: SiteOptions,
   jobs: number,
+  staging?: string,
 ): Promise<SliceResult[]> {
-  if (jobs <= 1) return [buildSlice(files, options)];
+  if (jobs <= 1) return [buildSlice(files, options, staging)];
   const slices = Array.from({ length: jobs }, (_, i) => files.filter((_, j) => j % jobs === i));
   return Promise.all(
     slices.map(
       (slice) =>
         new Promise<SliceResult>((resolve, reject) => {
-          const input: WorkerInput = { toolyardSiteSlice: true, files: slice, options };
+          const input: WorkerInput = { toolyardSiteSlice: true, files: slice, options, staging };
           const worker = new Worker(SELF, { workerData: input });
           worker.once('message', (message: SliceResult) => resolve(message));
           worker.once('error', reject);

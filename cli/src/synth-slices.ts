@@ -1,0 +1,124 @@
+/**
+ * `toolyard synth` over many files: slices of the spec files (every `jobs`-th file) are read, checked, rendered
+ * and serialised on worker threads and on this one, each manifest written to a staging directory as soon as it
+ * is made. What comes back is small: per file, its problems, its agents' names and lines, their warnings. The
+ * caller merges the reports in file order, so problems and warnings read exactly as one thread would print
+ * them, and moves the staged files into place only when every spec is valid.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { AgentSpecError } from '../../constructs/src/agent-spec-error.ts';
+import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
+import { renderAgent, toYamlDocuments } from '../../constructs/src/render.ts';
+import { formatSpecError, type SpecError } from '../../schema/src/load.ts';
+import { unreadable } from './read-specs.ts';
+import { formatWarning } from './render-specs.ts';
+import { StagingDirectory } from './write-files.ts';
+
+/** One agent of a valid file: what the merge needs to find names used twice and to report in order. */
+export interface AgentReport {
+  readonly name: string;
+  readonly file: string;
+  readonly nameLine: number;
+  readonly warnings: readonly string[];
+  /** Problems rendering found after the check passed, formatted; the agent was not written. */
+  readonly renderProblems?: readonly string[];
+  /** The staged manifest, relative to the output directory. */
+  readonly staged?: string;
+}
+
+/** One spec file, by its index among all files. */
+export interface FileReport {
+  readonly index: number;
+  readonly readError?: SpecError;
+  readonly checkErrors?: readonly SpecError[];
+  readonly agents?: readonly AgentReport[];
+}
+
+/** Reads, checks, renders and stages the files at `indexes` of `files`. */
+export function synthSlice(
+  files: readonly string[],
+  indexes: readonly number[],
+  staging: string,
+): FileReport[] {
+  const reports: FileReport[] = [];
+  for (const index of indexes) {
+    const file = files[index]!;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      reports.push({ index, readError: unreadable(file, error as NodeJS.ErrnoException) });
+      continue;
+    }
+    const checked = checkSpecText(text, file);
+    if (!checked.ok) {
+      reports.push({ index, checkErrors: checked.errors });
+      continue;
+    }
+    const agents: AgentReport[] = [];
+    for (const spec of checked.specs) {
+      const name = spec.agent.metadata.name;
+      const base = { name, file, nameLine: spec.lineOf('/metadata/name') };
+      try {
+        const rendered = renderAgent(spec.agent, spec.plan);
+        const output = `${name}.k8s.yaml`;
+        StagingDirectory.writeSync(staging, [{ path: output, content: toYamlDocuments(rendered.objects) }]);
+        const warnings = rendered.warnings.map((warning) => formatWarning(spec, warning));
+        agents.push({ ...base, warnings, staged: output });
+      } catch (error) {
+        if (!(error instanceof AgentSpecError)) throw error;
+        const renderProblems = error.problems.map((p) =>
+          formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }),
+        );
+        agents.push({ ...base, warnings: [], renderProblems });
+      }
+    }
+    reports.push({ index, agents });
+  }
+  return reports;
+}
+
+interface WorkerInput {
+  readonly toolyardSynthSlice: true;
+  readonly files: readonly string[];
+  readonly indexes: readonly number[];
+  readonly staging: string;
+}
+
+// This module's own file, as source (ESM) or compiled (CommonJS, where import.meta is empty).
+const SELF = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
+
+if (!isMainThread && (workerData as WorkerInput | undefined)?.toolyardSynthSlice) {
+  const input = workerData as WorkerInput;
+  parentPort!.postMessage(synthSlice(input.files, input.indexes, input.staging));
+}
+
+/** Every file's report, in file order, from `jobs` threads (this one takes the first slice). */
+export async function synthSlices(
+  files: readonly string[],
+  jobs: number,
+  staging: string,
+): Promise<FileReport[]> {
+  const slices = Array.from({ length: Math.max(1, Math.min(jobs, files.length)) }, (_, i) =>
+    files.map((_, j) => j).filter((j) => j % Math.max(1, Math.min(jobs, files.length)) === i),
+  );
+  const workers = slices.slice(1).map(
+    (indexes) =>
+      new Promise<FileReport[]>((resolve, reject) => {
+        const input: WorkerInput = { toolyardSynthSlice: true, files, indexes, staging };
+        const worker = new Worker(SELF, { workerData: input });
+        worker.once('message', (message: FileReport[]) => resolve(message));
+        worker.once('error', reject);
+        worker.once('exit', (code) => {
+          if (code !== 0) reject(new Error(`synth worker exited with code ${code}`));
+        });
+      }),
+  );
+  // Attach the workers' rejection handlers before this thread is busy with its own slice.
+  const others = Promise.all(workers);
+  others.catch(() => {});
+  const own = synthSlice(files, slices[0]!, staging);
+  return [...own, ...(await others).flat()].sort((a, b) => a.index - b.index);
+}
