@@ -175,15 +175,27 @@ function leftText(dir: string, planted: ReadonlyMap<string, string> = new Map())
   return out;
 }
 
-/** The files as planted, to tell them from what a call left. */
+/** The files as planted, to tell them from what a call left. The walk tolerates entries that vanish under it
+ *  (another case's build may be removing its temporary files in a directory this case planted). */
 function plantedFiles(dir: string): Map<string, string> {
   const files = new Map<string, string>();
-  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    const p = join(dir, name);
+  const walk = (d: string) => {
+    let entries: import('node:fs').Dirent[];
     try {
-      if (statSync(p).isFile() && statSync(p).size < 1 << 20) files.set(p, readFileSync(p, 'latin1'));
-    } catch {}
-  }
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile())
+        try {
+          if (statSync(p).size < 1 << 20) files.set(p, readFileSync(p, 'latin1'));
+        } catch {}
+    }
+  };
+  walk(dir);
   return files;
 }
 

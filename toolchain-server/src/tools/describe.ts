@@ -37,9 +37,11 @@ export const describeOutputSchema = z.object({
       maxQueue: z.number(),
       maxSessions: z.number(),
       confinement: z.string().optional(),
+      connect: z.string().optional(),
+      testPorts: z.array(z.number()).optional(),
     })
     .describe(
-      'Timeouts, output cap per stream, concurrent processes, queued calls, open MCP sessions and kernel confinement mode.',
+      'Timeouts, output cap per stream, concurrent processes, queued calls, open MCP sessions, kernel confinement mode, and TCP connect under confinement (`pod`: any port, the pod network bounds egress; `egress`: only the proxy and `testPorts`).',
     ),
   workspaceRoots: z.array(z.string()).describe('Every cwd and path argument must resolve inside these.'),
   caches: z
