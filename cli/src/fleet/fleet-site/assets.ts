@@ -5,6 +5,8 @@
  * switches the theme. Every page is complete and readable without it.
  */
 
+import { COLUMN_LABEL_CSS } from './column-labels.ts';
+
 const LIGHT = `color-scheme:light;--fg:#17181c;--muted:#545861;--line:#d9dce3;--bg:#ffffff;--alt:#f4f5f8;--card:#ffffff;--accent:#3343c4;--accent-low:#e3e7ff;--warn:#8a4d00;--bad:#b3261e;--ok:#116329;--shadow:0 1px 2px rgb(23 24 28/.08)`;
 const DARK = `color-scheme:dark;--fg:#eceef2;--muted:#aeb3bd;--line:#363944;--bg:#17181c;--alt:#22252c;--card:#1d1f25;--accent:#a5b0ff;--accent-low:#262c5c;--warn:#f0b45a;--bad:#ff9a91;--ok:#7fdca4;--shadow:none;--tyd-pod:#1f232b;--tyd-row:#272c35;--tyd-backend:#0c2d48;--tyd-toolchain:#0f3320;--tyd-gateway:#37204a;--tyd-init:#1f232b;--tyd-ext:#3a3012;--tyd-text:#e6edf3;--tyd-muted:#aab4bf;--tyd-line:#8b949e;--tyd-faint:#3d444d;--tyd-call:#58a6ff;--tyd-egress:#e3b341`;
 const MONO = 'ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace';
@@ -95,6 +97,7 @@ header.site nav{order:3;flex-basis:100%}
 .fleet-table.stack tr{border:1px solid var(--line);border-radius:.5rem;margin-block:.6rem;padding:.3rem .6rem;background:var(--card)}
 .fleet-table.stack td,.fleet-table.stack tbody th{display:grid;grid-template-columns:minmax(6.5rem,28%) 1fr;gap:.6rem;border:0;padding:.25rem 0}
 .fleet-table.stack .cell-label{display:block;color:var(--muted);font-size:.8rem;font-weight:600;overflow-wrap:anywhere}
+${COLUMN_LABEL_CSS}
 #matrix.stack tbody th{display:block;white-space:normal}
 .fleet-table.stack caption{display:block}
 }
@@ -102,7 +105,8 @@ header.site nav{order:3;flex-basis:100%}
 
 /**
  * Filters: an element with `data-filter-root` holds form controls with `data-filter` (a text box searches
- * `data-search`, the text each row shows; a select matches the data attribute it names) and items with
+ * `data-search`, the element `data-search-ref` names, and with `data-search-self` the text the item shows; a
+ * select matches the data attribute it names) and items with
  * `data-item`. Items that fail a control are hidden; the graph lays out the nodes left with a visible edge
  * again, without gaps. The catalog's search is kept in the address bar (`?q=`) and restored from it.
  */
@@ -127,6 +131,22 @@ export const FLEET_JS = `(() => {
     });
   }
   const normalise = (text) => text.toLowerCase().replace(/\\s+/g, ' ').trim();
+  // An item marked data-search-self is searched by the text it shows (each text node apart, the narrow screen's
+  // cell labels left out), read once: the catalog does not repeat its rows' text in an attribute.
+  const shownText = new WeakMap();
+  const ownText = (item) => {
+    if (!item.hasAttribute('data-search-self')) return '';
+    let text = shownText.get(item);
+    if (text === undefined) {
+      const parts = [];
+      const walker = document.createTreeWalker(item, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode())
+        if (!node.parentElement.closest('.cell-label')) parts.push(node.nodeValue);
+      text = parts.join(' ');
+      shownText.set(item, text);
+    }
+    return text;
+  };
   for (const root of document.querySelectorAll('[data-filter-root]')) {
     const controls = [...root.querySelectorAll('[data-filter]')];
     const items = [...root.querySelectorAll('[data-item]')];
@@ -171,7 +191,7 @@ export const FLEET_JS = `(() => {
           if (field === 'search') {
             // A row may show part of its content by reference (a shared rule set): search that too.
             const shared = item.dataset.searchRef ? document.getElementById(item.dataset.searchRef) : null;
-            return normalise((item.dataset.search || '') + ' ' + (shared ? shared.textContent : '')).includes(value);
+            return normalise(ownText(item) + ' ' + (item.dataset.search || '') + ' ' + (shared ? shared.textContent : '')).includes(value);
           }
           if (field === 'warnings') return value === 'yes' ? item.dataset.warnings !== '0' : item.dataset.warnings === '0';
           return (' ' + (item.getAttribute('data-' + field) || '').toLowerCase() + ' ').includes(' ' + value + ' ');

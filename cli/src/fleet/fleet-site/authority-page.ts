@@ -6,7 +6,7 @@
  */
 import { html } from '../../../../site/src/components/html.ts';
 import { agentPage, type FleetData } from './fleet-data.ts';
-import { labelledCell, layout, options } from './pages.ts';
+import { layout, options } from './pages.ts';
 
 export function authorityPage(data: FleetData, site: string): string {
   const byAgent = new Map<string, FleetData['matrix'][number][]>();
@@ -50,10 +50,9 @@ export function authorityPage(data: FleetData, site: string): string {
         ? html`<li data-crossing="${others.length}"><span class="warn">can call ${others.length} gateway${others.length === 1 ? '' : 's'} of other agents</span> that admit anyone: <a href="#${list.id}">list ${list.id.slice(5)}</a></li>`
         : '',
     ];
-    return html`<tr data-item data-namespace="${a.namespace}" data-search="${search}"><th scope="row"><a href="../${a.page}">${a.namespace}/${a.name}</a></th>${labelledCell(
-      'Gateways it can call',
-      mine.length === 0 ? html`<span class="muted">none</span>` : html`<ul class="calls">${items}</ul>`,
-    )}</tr>`;
+    return html`<tr data-item data-namespace="${a.namespace}" data-search="${search}"><th scope="row"><a href="../${a.page}">${a.namespace}/${a.name}</a></th><td><div>${
+      mine.length === 0 ? html`<span class="muted">none</span>` : html`<ul class="calls">${items}</ul>`
+    }</div></td></tr>`;
   });
   // Every gateway that admits anyone, described once; the lists name them by link.
   const byKey = new Map<string, FleetData['matrix'][number]>();
@@ -127,7 +126,7 @@ ${[...openLists.values()].map(
     set.accounts += 1;
     ruleSets.set(key, set);
     const ns = agentNamespace.get(a.agent) ?? '';
-    return html`<tr data-item data-search="${`${ns}/${a.sa} agent ${a.agent} ${a.namespace} ${a.preset}`}" data-search-ref="${set.id}"><th scope="row"><span class="cell-label" aria-hidden="true">ServiceAccount</span><div><code>${ns}/${a.sa}</code><br><span class="muted">agent <a href="../${agentPage(a.agent)}">${a.agent}</a></span></div></th>${labelledCell('In namespace', html`<code>${a.namespace}</code>`)}${labelledCell('Can', html`${a.preset}: <a href="#${set.id}">rule set ${set.id.slice(6)}</a> <span class="muted">(${lines.length} rule${lines.length === 1 ? '' : 's'})</span>`)}</tr>`;
+    return html`<tr data-item data-search="${`${ns}/${a.sa} agent ${a.agent} ${a.namespace} ${a.preset}`}" data-search-ref="${set.id}"><th scope="row"><div><code>${ns}/${a.sa}</code><br><span class="muted">agent <a href="../${agentPage(a.agent)}">${a.agent}</a></span></div></th><td><div><code>${a.namespace}</code></div></td><td><div>${a.preset}: <a href="#${set.id}">rule set ${set.id.slice(6)}</a> <span class="muted">(${lines.length} rule${lines.length === 1 ? '' : 's'})</span></div></td></tr>`;
   });
   const canI = html`<section data-filter-root aria-labelledby="can-i-heading"><h2 id="can-i-heading">What each ServiceAccount can do, where</h2>
 <p>As <code>kubectl auth can-i --list --as=system:serviceaccount:&lt;namespace&gt;:&lt;name&gt; -n &lt;namespace&gt;</code> would answer it, from the Roles and RoleBindings toolyard renders. A ServiceAccount that is not listed can do nothing in the Kubernetes API; no agent pod mounts a token unless its spec sets <code>rbac.preset</code>.</p>

@@ -14,6 +14,7 @@ import { podTables, serviceAccountAccess } from '../../../../site/src/components
 import type { FleetAgent } from '../fleet-model.ts';
 import { agentCachesSection } from './agent-caches.ts';
 import { THEME_BOOT } from './assets.ts';
+import { CATALOG_COLUMNS } from './column-labels.ts';
 import { egressGraphSvg } from './egress-graph.ts';
 import { agentPage, type FleetData } from './fleet-data.ts';
 import { summaryCards } from './summary.ts';
@@ -88,16 +89,8 @@ export function options(values: readonly string[]): Html {
 export const labelledCell = (label: string, content: Html | string) =>
   html`<td><span class="cell-label" aria-hidden="true">${label}</span><div>${content}</div></td>`;
 
-const CATALOG_COLUMNS = [
-  'Agent',
-  'Namespace',
-  'Labels',
-  'Backends',
-  'Toolchains',
-  'Gateways',
-  'Images',
-  'Warnings',
-];
+/** The id of an agent's warnings in the catalog's list (agent names are unique in a site). */
+const warningsId = (agent: string) => `warnings-${agent}`;
 
 export function catalogPage(agents: readonly FleetAgent[], data: FleetData, site: string): string {
   const rows = agents.map((a) => {
@@ -110,30 +103,22 @@ export function catalogPage(agents: readonly FleetAgent[], data: FleetData, site
         g.kind === 'deployed' ? `${g.name}${g.preset ? ` (${g.preset})` : ''}` : `${g.name} (external)`,
       ),
     };
-    const search = [
-      a.name,
-      a.file,
-      a.namespace,
-      ...shown.labels,
-      ...shown.backends,
-      ...shown.toolchains,
-      ...shown.gateways,
-      `${a.images.length} images`,
-      ...a.images,
-      `${a.warnings.length} warnings`,
-      ...a.warnings,
-    ].join(' · ');
-    const [agent, namespace, labels, backends, toolchains, gateways, images, warnings] = CATALOG_COLUMNS;
-    return html`<tr data-item data-namespace="${a.namespace}" data-backend="${[...new Set(a.backends.map((b) => b.type))].join(' ')}" data-warnings="${a.warnings.length}" data-search="${search}">
-${labelledCell(agent!, html`<a href="${agentPage(a.name)}">${a.name}</a><br><span class="muted">${a.file}</span>`)}
-${labelledCell(namespace!, a.namespace)}${labelledCell(labels!, tags(shown.labels))}
-${labelledCell(backends!, tags(shown.backends))}
-${labelledCell(toolchains!, tags(shown.toolchains))}
-${labelledCell(gateways!, tags(shown.gateways))}
-${labelledCell(images!, String(a.images.length))}
-${labelledCell(warnings!, a.warnings.length > 0 ? html`<span class="warn">${a.warnings.length}</span>` : '0')}</tr>`;
+    // The search matches what the row shows (its own text, read by the page script), its images, and its
+    // warnings, listed once at the bottom of the page and found by reference.
+    const search = [`${a.images.length} images`, ...a.images, `${a.warnings.length} warnings`].join(' · ');
+    const warningsRef = a.warnings.length > 0 ? html` data-search-ref="${warningsId(a.name)}"` : '';
+    const cell = (content: Html | string) => html`<td><div>${content}</div></td>`;
+    return html`<tr data-item data-search-self data-namespace="${a.namespace}" data-backend="${[...new Set(a.backends.map((b) => b.type))].join(' ')}" data-warnings="${a.warnings.length}" data-search="${search}"${warningsRef}>
+${cell(html`<a href="${agentPage(a.name)}">${a.name}</a><br><span class="muted">${a.file}</span>`)}
+${cell(a.namespace)}${cell(tags(shown.labels))}
+${cell(tags(shown.backends))}
+${cell(tags(shown.toolchains))}
+${cell(tags(shown.gateways))}
+${cell(String(a.images.length))}
+${cell(a.warnings.length > 0 ? html`<span class="warn">${a.warnings.length}</span>` : '0')}</tr>`;
   });
-  const warnings = agents.flatMap((a) => a.warnings.map((w) => ({ agent: a.name, warning: w })));
+  const warned = agents.filter((a) => a.warnings.length > 0);
+  const warningCount = warned.reduce((n, a) => n + a.warnings.length, 0);
   const body = html`<h1>Fleet catalog</h1>
 <p class="lead">What this repository's agents can reach, who holds credentials and authority, rendered by toolyard from its specs: the same renderer as <code>toolyard synth</code>.</p>
 ${summaryCards(agents, data)}
@@ -172,11 +157,11 @@ ${facet(
   agents.flatMap((a) => a.images),
 )}
 </div>
-<h2 id="warnings">Warnings (${warnings.length})</h2>
+<h2 id="warnings">Warnings (${warningCount})</h2>
 ${
-  warnings.length === 0
+  warned.length === 0
     ? html`<p>No agent has a warning.</p>`
-    : html`<ul>${warnings.map((w) => html`<li><a href="${agentPage(w.agent)}">${w.agent}</a>: ${w.warning}</li>`)}</ul>`
+    : html`<ul>${warned.map((a) => html`<li id="${warningsId(a.name)}"><a href="${agentPage(a.name)}">${a.name}</a>: ${a.warnings.length === 1 ? a.warnings[0]! : html`<ul>${a.warnings.map((w) => html`<li>${w}</li>`)}</ul>`}</li>`)}</ul>`
 }`;
   return layout({ title: 'Catalog', site, depth: 0, section: 'catalog', body });
 }
