@@ -176,6 +176,8 @@ function runCheck(command: string[], args: string[]): Promise<{ code: number | n
 describe('helm test: the rendered test pod against the real toolchain server and gateway listeners', () => {
   // The workspace: not under /tmp, which toolyard mounts itself (the spec check refuses an overlap).
   const dir = makeWorkspaceDir('helm-test-workspace-');
+  // The servers' config files live outside the workspace, as in a pod (a server refuses a config inside a root).
+  const configDir = makeWorkspaceDir('helm-test-config-');
   const servers: ServerProcess[] = [];
   const listeners: Server[] = [];
   let objects: KubeObject[] = [];
@@ -282,7 +284,7 @@ describe('helm test: the rendered test pod against the real toolchain server and
       const listen = config['listen'] as Json;
       servers.push(
         await startServerProcess({
-          dir,
+          dir: configDir,
           config: {
             ...config,
             listen: { ...listen, host: '127.0.0.1' },
@@ -310,6 +312,7 @@ describe('helm test: the rendered test pod against the real toolchain server and
     }
     for (const listener of listeners) listener.close();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(configDir, { recursive: true, force: true });
     rmSync(`${dir}-token`, { force: true });
   });
 

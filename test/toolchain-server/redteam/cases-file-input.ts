@@ -268,6 +268,9 @@ export const FILE_INPUT: readonly RedCase[] = numbered('F', 'file-input', [
       '.git-config-append': '[filter "x"]\n\tclean = touch @MARK@; cat\n',
       '.gitattributes': '* filter=x\n',
       f: 'y\n',
+      // Changed after the commit, so git add must clean it again (an unchanged file whose index entry is not
+      // racy is taken from the index without running the filter: the payload would bite only by timing).
+      '.after-commit/f': 'changed after the commit\n',
     },
     effect: MARKED,
   },
