@@ -42,6 +42,9 @@ interface ToolResult {
   structuredContent?: { exitCode?: number; stdout?: string; stderr?: string; name?: string };
 }
 
+/** Request ids: MCP forbids reusing one within a session, and the server refuses a reused id. */
+let nextRequestId = 100;
+
 async function callTool(
   call: Awaited<ReturnType<typeof rawSession>>,
   name: string,
@@ -49,7 +52,7 @@ async function callTool(
 ): Promise<ToolResult> {
   const response = await call({
     jsonrpc: '2.0',
-    id: 2,
+    id: nextRequestId++,
     method: 'tools/call',
     params: { name, arguments: args },
   });
