@@ -102,7 +102,9 @@ export const CACHE_ECOSYSTEMS = {
     verifiesOnRead: false,
     verification:
       'pip checks hashes only in hash-checking mode (`--require-hashes`); its HTTP cache and the wheels it built locally are reused without a check.',
-    offline: () => ({ PIP_NO_INDEX: '1' }),
+    // pip_download puts wheels in <cache>/wheelhouse (toolchain-server/src/tools/fetch-tools.ts): offline installs
+    // find them there.
+    offline: (path) => ({ PIP_NO_INDEX: '1', PIP_FIND_LINKS: `${path}/wheelhouse` }),
     fetchTools: ['pip_download'],
     preset: 'python',
     configFiles: [],
@@ -116,7 +118,8 @@ export const CACHE_ECOSYSTEMS = {
     verification:
       'uv checks hashes when it downloads (and `uv.lock` hashes then); unpacked archives in the cache are reused without a check.',
     offline: () => ({ UV_OFFLINE: '1' }),
-    fetchTools: ['uv_sync_fetch'],
+    // No fetch tool: Debian bookworm has no uv package to prove one against (docs/caches.md).
+    fetchTools: [],
     preset: 'python',
     configFiles: [],
     needsWrite: false,

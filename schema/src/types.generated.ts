@@ -1090,7 +1090,7 @@ export interface ToolchainNamedEgress {
    */
   ecosystems?: string[];
   /**
-   * `always`: every call may reach the listed hosts through the broker. `fetch`: only the structured fetch tools (`cargo_fetch`, `go_mod_download`, `npm_ci_fetch`, `pip_download`, `uv_sync_fetch`), which run no project code, get the proxy and may write download caches; every other call runs with no egress, its download caches read-only and its tools offline (docs/caches.md). Needs the broker.
+   * `always`: every call may reach the listed hosts through the broker. `fetch`: only the structured fetch tools (`cargo_fetch`, `go_mod_download`, `npm_ci_fetch`, `pip_download`), which run no project code, get the proxy and may write download caches; every other call runs with no egress, its download caches read-only and its tools offline (docs/caches.md). Needs the broker.
    */
   phase?: 'always' | 'fetch';
 }

@@ -3,6 +3,8 @@
  * listing the server itself serves over MCP, built by its `Toolchain` class, with input and result shapes),
  * and the error codes, policy rules, metrics and audit fields.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { AUDIT_FIELDS } from '../../../toolchain-server/src/audit.ts';
@@ -27,15 +29,26 @@ function shapeTable(schema: JsonSchema): string {
   return `| Field | Type | Required | Description |\n| --- | --- | --- | --- |\n${rows.join('\n')}\n`;
 }
 
-/** Every tool the server can list: a toolchain in exec mode with every preset, as the server builds it. */
+/**
+ * Every tool the server can list: a toolchain in exec mode with every preset and an egress proxy (the fetch
+ * tools are offered only with one), as the server builds it. The proxy's token file is a throwaway.
+ */
 function everyTool(): ListedTool[] {
-  const config = toolchainServerConfigSchema.parse({
-    name: 'reference',
-    listen: { port: 0 },
-    workspaceRoots: ['/workspace'],
-    tools: { mode: 'exec', presets: [...TOOL_PRESETS], allowedCommands: [] },
-  });
-  return [...new Toolchain({ config, probeVersions: false, log: () => {}, env: {} }).listedTools];
+  const dir = mkdtempSync(join(tmpdir(), 'toolyard-reference-'));
+  try {
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, 'reference-token\n');
+    const config = toolchainServerConfigSchema.parse({
+      name: 'reference',
+      listen: { port: 0 },
+      workspaceRoots: ['/workspace'],
+      tools: { mode: 'exec', presets: [...TOOL_PRESETS], allowedCommands: [] },
+      egressProxy: { url: 'http://reference-broker:8480', user: 'reference', tokenFile, phase: 'fetch' },
+    });
+    return [...new Toolchain({ config, probeVersions: false, log: () => {}, env: {} }).listedTools];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function configPage(dir: string): Promise<void> {
