@@ -11,29 +11,14 @@ import {
   cacheEcosystem,
   cacheEcosystemsMarkdownTable,
 } from '../../constructs/src/cache-ecosystems.ts';
+import { markedRegion, normalizeMarkdownTable } from '../support/generated-table.ts';
 import { REPO_ROOT } from '../support/golden.ts';
 
 describe('cache ecosystems', () => {
   it('docs/caches.md carries the table generated from the one cache table', () => {
-    const text = readFileSync(join(REPO_ROOT, 'docs', 'caches.md'), 'utf8');
-    const begin = text.indexOf('\n', text.indexOf('<!-- caches:begin'));
-    const end = text.indexOf('<!-- caches:end -->');
-    assert.ok(begin > 0 && end > begin, 'docs/caches.md has the caches markers');
-    // Compared cell by cell: the formatter pads Markdown tables.
-    const normalize = (markdown: string) =>
-      markdown
-        .trim()
-        .split('\n')
-        .map((line) =>
-          line.startsWith('|')
-            ? line
-                .split('|')
-                .map((cell) => cell.trim().replace(/^-{3,}$/, '---'))
-                .join('|')
-            : line,
-        )
-        .join('\n');
-    assert.equal(normalize(text.slice(begin + 1, end)), normalize(cacheEcosystemsMarkdownTable()));
+    const region = markedRegion(join(REPO_ROOT, 'docs', 'caches.md'), 'caches');
+    assert.ok(region !== undefined, 'docs/caches.md has the caches markers');
+    assert.equal(normalizeMarkdownTable(region), normalizeMarkdownTable(cacheEcosystemsMarkdownTable()));
   });
 
   it("the schema's description of a cache's ecosystem names exactly the table's ecosystems", () => {

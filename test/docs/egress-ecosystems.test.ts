@@ -7,29 +7,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ECOSYSTEM_NAMES, ECOSYSTEMS, ecosystemsMarkdownTable } from '../../constructs/src/ecosystems.ts';
+import { markedRegion, normalizeMarkdownTable } from '../support/generated-table.ts';
 import { REPO_ROOT } from '../support/golden.ts';
 
 describe('egress ecosystems', () => {
   it('docs/broker.md carries the table generated from the one ecosystems table', () => {
-    const text = readFileSync(join(REPO_ROOT, 'docs', 'broker.md'), 'utf8');
-    const begin = text.indexOf('\n', text.indexOf('<!-- ecosystems:begin'));
-    const end = text.indexOf('<!-- ecosystems:end -->');
-    assert.ok(begin > 0 && end > begin, 'docs/broker.md has the ecosystems markers');
-    // Compared cell by cell: the formatter pads Markdown tables (biome format).
-    const normalize = (markdown: string) =>
-      markdown
-        .trim()
-        .split('\n')
-        .map((line) =>
-          line.startsWith('|')
-            ? line
-                .split('|')
-                .map((cell) => cell.trim().replace(/^-{3,}$/, '---'))
-                .join('|')
-            : line,
-        )
-        .join('\n');
-    assert.equal(normalize(text.slice(begin + 1, end)), normalize(ecosystemsMarkdownTable()));
+    const region = markedRegion(join(REPO_ROOT, 'docs', 'broker.md'), 'ecosystems');
+    assert.ok(region !== undefined, 'docs/broker.md has the ecosystems markers');
+    assert.equal(normalizeMarkdownTable(region), normalizeMarkdownTable(ecosystemsMarkdownTable()));
   });
 
   it("the schema's description of ecosystems names exactly the table's ecosystems", () => {

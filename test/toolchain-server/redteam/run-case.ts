@@ -148,36 +148,9 @@ function state(path: string): string {
   return `file:${s.size}:${s.size < 65536 ? readFileSync(path, 'latin1') : s.mtimeMs}`;
 }
 
-/** Every file under `dir` as text (for secrets and proofs a call left behind), skipping large ones and the
- *  files as planted (`planted`: path → content after prepare). */
-function leftText(dir: string, planted: ReadonlyMap<string, string> = new Map()): string {
-  let out = '';
-  const walk = (d: string) => {
-    let entries: import('node:fs').Dirent[];
-    try {
-      entries = readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile())
-        try {
-          if (statSync(p).size < 1 << 20) {
-            const text = readFileSync(p, 'latin1');
-            if (planted.get(p) !== text) out += `\n${text}`;
-          }
-        } catch {}
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-/** The files as planted, to tell them from what a call left. The walk tolerates entries that vanish under it
+/** Every regular file under `dir` under 1 MiB, as text. The walk tolerates entries that vanish under it
  *  (another case's build may be removing its temporary files in a directory this case planted). */
-function plantedFiles(dir: string): Map<string, string> {
+function textFiles(dir: string): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (d: string) => {
     let entries: import('node:fs').Dirent[];
@@ -199,6 +172,14 @@ function plantedFiles(dir: string): Map<string, string> {
   return files;
 }
 
+/** What the files under `dir` say (for secrets and proofs a call left behind), but for the files as planted
+ *  (`planted`: path → content after prepare). */
+function leftText(dir: string, planted: ReadonlyMap<string, string> = new Map()): string {
+  let out = '';
+  for (const [path, text] of textFiles(dir)) if (planted.get(path) !== text) out += `\n${text}`;
+  return out;
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -214,7 +195,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Runs the case (both calls when it has `then`) and tells whether its payload bit. */
 export async function runCase(c: RedCase, r: Runner): Promise<Outcome> {
   const dir = prepare(c, r);
-  const planted = c.atRoot || c.inSub ? new Map<string, string>() : plantedFiles(dir);
+  const planted = c.atRoot || c.inSub ? new Map<string, string>() : textFiles(dir);
   const effect = c.effect;
   const target = 'outside' in effect ? fill(effect.outside, c, r) : undefined;
   const before = target ? state(target) : '';
