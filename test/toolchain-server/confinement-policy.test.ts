@@ -119,8 +119,10 @@ describe('confinement policy', () => {
       '--connect',
       '8480',
     ]);
-    assert.deepEqual(args.slice(-6), [
+    assert.deepEqual(args.slice(-8), [
       '--rw',
+      '/tmp/calls/call-1',
+      '--scratch',
       '/tmp/calls/call-1',
       '--timeout-ms',
       '5000',

@@ -7,8 +7,12 @@
  *                    [--timeout-ms N] [--grace-ms N] [--argv0 NAME] [--simulate-no-landlock]
  *                    -- FILE [ARG]...
  *   toolyard-confine --probe [--mode M] [--report-fd N] [--simulate-no-landlock]
+ *   toolyard-confine --serve
  *
- * The report protocol, the exit codes and the design are in docs/confinement.md.
+ * `--serve` is the resident spawner: started once by the server, it reads run requests (argv + envp of one
+ * call, the same options as above) on fd 0, forks one reaper per call (which runs the call as the command line
+ * form does) and relays each call's stdout, stderr and report back on fd 1 as frames. The report protocol, the
+ * frame protocol, the exit codes and the design are in docs/confinement.md.
  */
 typedef unsigned long u64;
 typedef long i64;
@@ -18,7 +22,8 @@ typedef unsigned int u32;
 enum { NR_read = 0, NR_write = 1, NR_close = 3, NR_rt_sigprocmask = 14, NR_nanosleep = 35, NR_getpid = 39,
        NR_clone = 56, NR_execve = 59, NR_exit_group = 231, NR_wait4 = 61, NR_kill = 62, NR_fcntl = 72,
        NR_prctl = 157, NR_getdents64 = 217, NR_clock_gettime = 228, NR_openat = 257,
-       NR_rt_sigtimedwait = 128 };
+       NR_rt_sigtimedwait = 128, NR_fstat = 5, NR_fchdir = 81, NR_setpgid = 109, NR_ppoll = 271,
+       NR_signalfd4 = 289, NR_pipe2 = 293, NR_dup3 = 292, NR_mkdirat = 258, NR_unlinkat = 263 };
 static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f) {
   register i64 r10 __asm__("r10") = d;
   register i64 r8 __asm__("r8") = e;
@@ -35,7 +40,8 @@ __asm__(".text\n.globl _start\n_start:\n xor %rbp,%rbp\n mov %rsp,%rdi\n and $-1
 enum { NR_read = 63, NR_write = 64, NR_close = 57, NR_rt_sigprocmask = 135, NR_nanosleep = 101,
        NR_getpid = 172, NR_clone = 220, NR_execve = 221, NR_exit_group = 94, NR_wait4 = 260, NR_kill = 129,
        NR_fcntl = 25, NR_prctl = 167, NR_getdents64 = 61, NR_clock_gettime = 113, NR_openat = 56,
-       NR_rt_sigtimedwait = 137 };
+       NR_rt_sigtimedwait = 137, NR_fstat = 80, NR_fchdir = 50, NR_setpgid = 154, NR_ppoll = 73,
+       NR_signalfd4 = 74, NR_pipe2 = 59, NR_dup3 = 24, NR_mkdirat = 34, NR_unlinkat = 35 };
 static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f) {
   register i64 x8 __asm__("x8") = n;
   register i64 x0 __asm__("x0") = a;
@@ -53,7 +59,8 @@ __asm__(".text\n.globl _start\n_start:\n mov x29, #0\n mov x30, #0\n mov x0, sp\
 #endif
 
 /* Same numbers on both architectures (the generic table starts them at 424+). */
-enum { NR_landlock_create_ruleset = 444, NR_landlock_add_rule = 445, NR_landlock_restrict_self = 446 };
+enum { NR_landlock_create_ruleset = 444, NR_landlock_add_rule = 445, NR_landlock_restrict_self = 446,
+       NR_close_range = 436 };
 #define sys0(n) sys6(n, 0, 0, 0, 0, 0, 0)
 #define sys1(n, a) sys6(n, (i64)(a), 0, 0, 0, 0, 0)
 #define sys2(n, a, b) sys6(n, (i64)(a), (i64)(b), 0, 0, 0, 0)
@@ -61,11 +68,17 @@ enum { NR_landlock_create_ruleset = 444, NR_landlock_add_rule = 445, NR_landlock
 #define sys4(n, a, b, c, d) sys6(n, (i64)(a), (i64)(b), (i64)(c), (i64)(d), 0, 0)
 
 enum { ENOENT = 2, EINTR = 4, EAGAIN = 11, EACCES = 13, ECHILD = 10, EINVAL = 22, ENOSYS = 38,
-       EOPNOTSUPP = 95, ENOTDIR = 20, ELOOP = 40 };
+       EOPNOTSUPP = 95, ENOTDIR = 20, ELOOP = 40, ESTALE = 116 };
 enum { SIGHUP = 1, SIGINT = 2, SIGKILL = 9, SIGTERM = 15, SIGCHLD = 17 };
 enum { PR_SET_PDEATHSIG = 1, PR_SET_DUMPABLE = 4, PR_SET_CHILD_SUBREAPER = 36, PR_SET_NO_NEW_PRIVS = 38 };
-enum { AT_FDCWD = -100, O_RDONLY = 0, O_CLOEXEC = 02000000, O_PATH = 010000000, F_SETFD = 2, FD_CLOEXEC = 1,
-       WNOHANG = 1, SIG_BLOCK = 0, SIG_SETMASK = 2 };
+enum { AT_REMOVEDIR = 0x200 };
+enum { AT_FDCWD = -100, O_RDONLY = 0, O_RDWR = 2, O_NONBLOCK = 04000, O_CLOEXEC = 02000000,
+       O_PATH = 010000000, F_SETFD = 2, FD_CLOEXEC = 1, WNOHANG = 1, SIG_BLOCK = 0, SIG_SETMASK = 2 };
+#if defined(__x86_64__)
+#define O_DIRECTORY 0200000
+#else
+#define O_DIRECTORY 040000
+#endif
 
 /* Landlock (include/uapi/linux/landlock.h), ABI 1..7. */
 #define FS_EXECUTE (1UL << 0)
@@ -141,6 +154,7 @@ static void flush(void) {
   used = 0;
 }
 static void die(const char *stage, i64 err, int code) {
+  if (used && line[used - 1] != '\n') put("\n"); /* after a started first line: end it */
   put("confine v=1 error=");
   put(stage);
   put(" errno=");
@@ -186,7 +200,10 @@ static int parse_ppid(int pid) {
   return v;
 }
 
-/* Sends `sig` to every descendant; returns how many there were. */
+/* In the spawner: whether `pid` is a live reaper (its descendants are its own business, not orphans). */
+static int (*spared)(int pid);
+
+/* Sends `sig` to every descendant (but spared ones and theirs); returns how many there were. */
 static int signal_descendants(int self, int sig) {
   i64 dir = sys4(NR_openat, AT_FDCWD, "/proc", O_RDONLY | O_CLOEXEC, 0);
   if (dir < 0) return -1;
@@ -201,7 +218,7 @@ static int signal_descendants(int self, int sig) {
       if (pid <= 0 || pid == self || n >= MAXP) continue;
       int pp = parse_ppid((int)pid);
       if (pp < 0) continue;
-      pids[n] = (int)pid, ppids[n] = pp, mine[n] = pp == self;
+      pids[n] = (int)pid, ppids[n] = pp, mine[n] = pp == self && !(spared && spared((int)pid));
       n++;
     }
   }
@@ -245,13 +262,48 @@ static void usage(const char *what) {
 static const char *ro[MAXRULES], *rw[MAXRULES];
 static u64 ports[64];
 
-__attribute__((used)) void cmain(long *sp) {
-  int argc = (int)sp[0];
-  char **argv = (char **)(sp + 1), **envp = argv + argc + 1;
+/* Parses a decimal u64 up to `stop` (or the end); advances *s past it. 0 when there is no number. */
+static int parse_u64(const char **s, char stop, u64 *out) {
+  u64 v = 0;
+  const char *p = *s;
+  if (*p < '0' || *p > '9') return 0;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    if (v > 1844674407370955160UL) return 0;
+    v = v * 10 + (u64)(*p - '0');
+  }
+  if (*p != stop) return 0;
+  *s = p;
+  *out = v;
+  return 1;
+}
+
+/*
+ * Enters the directory `path`; with `id` ("<dev>:<ino>", as the server checked it) only if `path` still names that
+ * very directory, so a rename or relink after the check cannot move the call elsewhere (-ESTALE when it did).
+ */
+static i64 enter_cwd(const char *path, const char *id) {
+  i64 fd = sys4(NR_openat, AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (fd < 0) return fd;
+  i64 e = 0;
+  if (id) {
+    u64 st[32]; /* struct stat: st_dev then st_ino on both architectures */
+    u64 dev = 0, ino = 0;
+    const char *p = id;
+    e = sys2(NR_fstat, fd, st);
+    if (e == 0 && !(parse_u64(&p, ':', &dev) && (p++, parse_u64(&p, 0, &ino)))) e = -EINVAL;
+    if (e == 0 && (st[0] != dev || st[1] != ino)) e = -ESTALE;
+  }
+  if (e == 0) e = sys1(NR_fchdir, fd);
+  sys1(NR_close, fd);
+  return e;
+}
+
+/* Runs one call, the command line form: parses the options, confines, forks, waits, reports; never returns. */
+static void run_one(int argc, char **argv, char **envp) {
   int nro = 0, nrw = 0, nports = 0, no_connect = 0, probe = 0, simulate = 0, required = 1;
   u64 scoped_want = 0;
   i64 timeout_ms = 0, grace_ms = 2000;
-  const char *argv0 = 0;
+  const char *argv0 = 0, *cwd = 0, *cwd_id = 0, *scratch = 0;
   int i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : 0;
@@ -265,6 +317,9 @@ __attribute__((used)) void cmain(long *sp) {
     else if (seq(a, "--ro") && nro < MAXRULES) ro[nro++] = v, i++;
     else if (seq(a, "--rw") && nrw < MAXRULES) rw[nrw++] = v, i++;
     else if (seq(a, "--argv0")) argv0 = v, i++;
+    else if (seq(a, "--cwd")) cwd = v, i++;
+    else if (seq(a, "--cwd-id")) cwd_id = v, i++;
+    else if (seq(a, "--scratch")) scratch = v, i++;
     else if (seq(a, "--mode")) {
       if (seq(v, "required")) required = 1;
       else if (seq(v, "best-effort")) required = 0;
@@ -318,7 +373,11 @@ __attribute__((used)) void cmain(long *sp) {
     sys1(NR_exit_group, 0);
   }
 
-  i64 e = sys6(NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
+  i64 e = cwd ? enter_cwd(cwd, cwd_id) : 0;
+  if (e < 0) die("cwd", e, EXIT_SETUP);
+  /* The call's own HOME/TMPDIR: made here, new (never one a call had before), private; removed after the call. */
+  if (scratch && (e = sys3(NR_mkdirat, AT_FDCWD, scratch, 0700)) < 0) die("scratch", e, EXIT_SETUP);
+  e = sys6(NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
   if (e < 0) die("no-new-privs", e, EXIT_SETUP);
   i64 ruleset = -1;
   int rules = 0;
@@ -410,6 +469,8 @@ __attribute__((used)) void cmain(long *sp) {
   put("confine v=1 done killed=");
   putn((u64)killed, 0);
   put(timed_out ? " timeout=1" : " timeout=0");
+  /* Nothing of the call is left to write into it: most calls leave it empty (one rmdir); else the server removes it. */
+  if (scratch) put(sys3(NR_unlinkat, AT_FDCWD, scratch, AT_REMOVEDIR) == 0 ? " scratch=removed" : " scratch=kept");
   flush();
 
   /* Relay: exit with the command's code, or die of the command's signal. */
@@ -419,4 +480,265 @@ __attribute__((used)) void cmain(long *sp) {
   sys4(NR_rt_sigprocmask, 1 /* SIG_UNBLOCK */, &one, 0, 8);
   sys2(NR_kill, self, termsig);
   sys1(NR_exit_group, 128 + termsig);
+}
+
+/* ---- the resident spawner (--serve): frames in on fd 0, frames out on fd 1 (docs/confinement.md) ---- */
+#define MAXCALLS 512
+#define INBUF (4UL << 20)
+#define MAXSTR 262144
+#define CHUNK 65536
+#define DRAIN_MS 500
+enum { SFD_NONBLOCK = O_NONBLOCK, SFD_CLOEXEC = O_CLOEXEC, POLLIN = 1, POLLERR = 8, POLLHUP = 16 };
+struct pollfd { int fd; short events, revents; };
+struct call { u32 id; int pid, fd[3], reaped, done_seen, status; i64 drain_at; };
+static struct call calls[MAXCALLS];
+static int ncalls;
+static char inbuf[INBUF];
+static unsigned long inlen;
+static char obuf[CHUNK];
+static char *req[MAXSTR + 3];
+/* `--simulate-no-landlock --serve` (tests only): every call behaves as on a kernel without Landlock. */
+static int serve_simulate;
+static struct pollfd pfds[2 + 3 * MAXCALLS];
+static struct call *pcall[2 + 3 * MAXCALLS];
+static int pstream[2 + 3 * MAXCALLS];
+
+static u32 get32(const char *p) {
+  const unsigned char *u = (const unsigned char *)p;
+  return (u32)u[0] | (u32)u[1] << 8 | (u32)u[2] << 16 | (u32)u[3] << 24;
+}
+static void set32(char *p, u32 v) {
+  p[0] = (char)v, p[1] = (char)(v >> 8), p[2] = (char)(v >> 16), p[3] = (char)(v >> 24);
+}
+
+/*
+ * Frames out are gathered and written once per loop turn (one wake-up of the server for a call's report and end,
+ * not one per frame). Writes block: when the server is slow to read, the spawner waits; when it is gone, the
+ * spawner ends (its reapers then clean up on their own).
+ */
+static char outbuf[1UL << 18];
+static unsigned long outlen;
+
+static void flush_out(void) {
+  const char *p = outbuf;
+  while (outlen) {
+    i64 w = sys3(NR_write, 1, p, outlen);
+    if (w == -EINTR || w == -EAGAIN) continue;
+    if (w <= 0) sys1(NR_exit_group, 0);
+    p += w, outlen -= (unsigned long)w;
+  }
+}
+
+/* A frame: u32 length of what follows (little-endian), a kind byte, the u32 call id, the payload. */
+static void send_frame(char kind, u32 id, const char *payload, unsigned long n) {
+  if (outlen + 9 + n > sizeof outbuf) flush_out();
+  char *f = outbuf + outlen;
+  set32(f, (u32)(5 + n));
+  f[4] = kind;
+  set32(f + 5, id);
+  memcpy(f + 9, payload, n);
+  outlen += 9 + n;
+}
+
+static void send_number(char kind, u32 id, i64 v) {
+  char b[24];
+  int k = 0, neg = v < 0;
+  u64 u = neg ? (u64)-v : (u64)v;
+  char d[24];
+  int j = 0;
+  do d[j++] = (char)('0' + u % 10), u /= 10;
+  while (u);
+  if (neg) b[k++] = '-';
+  while (j--) b[k++] = d[j];
+  send_frame(kind, id, b, (unsigned long)k);
+}
+
+static int live_reaper(int pid) {
+  for (int k = 0; k < ncalls; k++)
+    if (calls[k].pid == pid && !calls[k].reaped) return 1;
+  return 0;
+}
+
+/*
+ * Starts one call from a run request: `u32 argc, u32 envc`, then argc + envc NUL-terminated strings (the command
+ * line form's options and command, then the environment). The reaper child runs it as run_one does.
+ */
+static void start_call(u32 id, const char *payload, unsigned long n) {
+  int out[2], err[2], rep[2];
+  if (ncalls >= MAXCALLS || n < 8) { send_number('X', id, n < 8 ? EINVAL : EAGAIN); return; }
+  u32 argc = get32(payload), envc = get32(payload + 4);
+  if (argc + envc > MAXSTR || argc == 0) { send_number('X', id, EINVAL); return; }
+  i64 e = sys2(NR_pipe2, out, O_CLOEXEC);
+  if (e == 0) { e = sys2(NR_pipe2, err, O_CLOEXEC); if (e < 0) sys1(NR_close, out[0]), sys1(NR_close, out[1]); }
+  if (e == 0) {
+    e = sys2(NR_pipe2, rep, O_CLOEXEC);
+    if (e < 0) for (int k = 0; k < 2; k++) sys1(NR_close, out[k]), sys1(NR_close, err[k]);
+  }
+  if (e < 0) { send_number('X', id, -e); return; }
+  i64 pid = sys6(NR_clone, SIGCHLD, 0, 0, 0, 0, 0);
+  if (pid == 0) {
+    /* The reaper: its own process group, the call's pipes as 1, 2 and 3, nothing else of the spawner's. */
+    u64 none = 0;
+    sys4(NR_rt_sigprocmask, SIG_SETMASK, &none, 0, 8);
+    sys2(NR_setpgid, 0, 0);
+    i64 null = sys4(NR_openat, AT_FDCWD, "/dev/null", O_RDONLY, 0);
+    if (null >= 0 && null != 0) sys3(NR_dup3, null, 0, 0);
+    sys3(NR_dup3, out[1], 1, 0);
+    sys3(NR_dup3, err[1], 2, 0);
+    if (rep[1] != 3) sys3(NR_dup3, rep[1], 3, 0);
+    if (sys3(NR_close_range, 4, ~0U, 0) < 0)
+      for (int fd = 4; fd < 4096; fd++) sys1(NR_close, fd);
+    const char *p = payload + 8, *end = payload + n;
+    u32 base = 1;
+    req[0] = "toolyard-confine";
+    if (serve_simulate) req[base++] = "--simulate-no-landlock";
+    for (u32 k = 0; k < argc + envc; k++) {
+      if (p >= end) { report_fd = 3; usage("request"); }
+      req[k + base + (k >= argc)] = (char *)p;
+      while (p < end && *p) p++;
+      p++;
+    }
+    req[argc + base] = 0;
+    req[argc + envc + base + 1] = 0;
+    run_one((int)(argc + base), req, req + argc + base + 1);
+  }
+  sys1(NR_close, out[1]), sys1(NR_close, err[1]), sys1(NR_close, rep[1]);
+  if (pid < 0) {
+    sys1(NR_close, out[0]), sys1(NR_close, err[0]), sys1(NR_close, rep[0]);
+    send_number('X', id, -pid);
+    return;
+  }
+  struct call *c = &calls[ncalls++];
+  c->id = id, c->pid = (int)pid, c->fd[0] = out[0], c->fd[1] = err[0], c->fd[2] = rep[0];
+  c->reaped = 0, c->done_seen = 0, c->status = 0, c->drain_at = 0;
+  send_number('S', id, pid);
+}
+
+/* A signal for a live call's reaper (SIGTERM: terminate, then kill after the grace; the reaper does the rest). */
+static void signal_call(u32 id, const char *payload, unsigned long n) {
+  if (n < 1 || (payload[0] != SIGTERM && payload[0] != SIGKILL)) return;
+  for (int k = 0; k < ncalls; k++)
+    if (calls[k].id == id && !calls[k].reaped) sys2(NR_kill, calls[k].pid, payload[0]);
+}
+
+/* Handles every complete frame in the input buffer; returns 0 on a malformed stream. */
+static int handle_input(void) {
+  unsigned long off = 0;
+  while (inlen - off >= 4) {
+    u32 len = get32(inbuf + off);
+    if (len < 5 || len > INBUF - 4) return 0;
+    if (inlen - off - 4 < len) break;
+    char kind = inbuf[off + 4];
+    u32 id = get32(inbuf + off + 5);
+    const char *payload = inbuf + off + 9;
+    if (kind == 'R') start_call(id, payload, len - 5);
+    else if (kind == 'K') signal_call(id, payload, len - 5);
+    else return 0;
+    off += 4 + len;
+  }
+  for (unsigned long k = off; k < inlen; k++) inbuf[k - off] = inbuf[k];
+  inlen -= off;
+  return 1;
+}
+
+/* Ends a call: its streams are closed and its reaper reaped; the end frame carries the reaper's wait status. */
+static void end_call(int k) {
+  struct call *c = &calls[k];
+  for (int s = 0; s < 3; s++)
+    if (c->fd[s] >= 0) sys1(NR_close, c->fd[s]), c->fd[s] = -1;
+  send_number('E', c->id, c->status);
+  calls[k] = calls[--ncalls];
+}
+
+static void reap(int self) {
+  int st;
+  i64 pid;
+  while ((pid = sys4(NR_wait4, -1, &st, WNOHANG, 0)) > 0) {
+    for (int k = 0; k < ncalls; k++) {
+      struct call *c = &calls[k];
+      if (c->pid != pid || c->reaped) continue;
+      c->reaped = 1, c->status = st, c->drain_at = now_ms() + DRAIN_MS;
+      if (!c->done_seen) {
+        /* The reaper died before it was done (killed from outside): its leftovers are orphans now. */
+        sys2(NR_kill, -c->pid, SIGKILL);
+        spared = live_reaper;
+        signal_descendants(self, SIGKILL);
+      }
+    }
+  }
+}
+
+static void serve(void) {
+  int self = (int)sys0(NR_getpid), closing = 0;
+  sys6(NR_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0); /* the server died: so does the spawner */
+  sys6(NR_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0, 0); /* a killed reaper's orphans come here */
+  sys6(NR_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0, 0);
+  u64 chld = 1UL << (SIGCHLD - 1);
+  sys4(NR_rt_sigprocmask, SIG_BLOCK, &chld, 0, 8);
+  i64 sfd = sys4(NR_signalfd4, -1, &chld, 8, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (sfd < 0) die("signalfd", sfd, EXIT_SETUP);
+  for (;;) {
+    int n = 0;
+    if (!closing) pfds[n].fd = 0, pfds[n].events = POLLIN, pcall[n] = 0, n++;
+    pfds[n].fd = (int)sfd, pfds[n].events = POLLIN, pcall[n] = 0, n++;
+    i64 t = now_ms(), wait = -1;
+    for (int k = 0; k < ncalls; k++) {
+      struct call *c = &calls[k];
+      for (int s = 0; s < 3; s++)
+        if (c->fd[s] >= 0) pfds[n].fd = c->fd[s], pfds[n].events = POLLIN, pcall[n] = c, pstream[n] = s, n++;
+      if (c->reaped && (wait < 0 || c->drain_at - t < wait)) wait = c->drain_at > t ? c->drain_at - t : 0;
+    }
+    struct timespec ts = {wait / 1000, (wait % 1000) * 1000000};
+    i64 ready = sys6(NR_ppoll, (i64)pfds, n, wait < 0 ? 0 : (i64)&ts, 0, 8, 0);
+    if (ready < 0 && ready != -EINTR) die("poll", ready, EXIT_SETUP);
+    for (int k = 0; ready > 0 && k < n; k++) {
+      if (!pfds[k].revents) continue;
+      struct call *c = pcall[k];
+      if (!c && pfds[k].fd == 0) {
+        i64 r = inlen < INBUF ? sys3(NR_read, 0, inbuf + inlen, INBUF - inlen) : -EINVAL;
+        if (r > 0) { inlen += (unsigned long)r; if (!handle_input()) die("frame", -EINVAL, EXIT_SETUP); }
+        else if (r != -EINTR && r != -EAGAIN) {
+          closing = 1; /* the server closed its end: end every call, then exit */
+          for (int j = 0; j < ncalls; j++)
+            if (!calls[j].reaped) sys2(NR_kill, calls[j].pid, SIGTERM);
+        }
+      } else if (!c) {
+        char info[128 * 8];
+        while (sys3(NR_read, sfd, info, sizeof info) > 0) {}
+        reap(self);
+      } else {
+        int s = pstream[k];
+        i64 r = sys3(NR_read, c->fd[s], obuf, CHUNK);
+        if (r > 0) {
+          if (s == 2)
+            for (i64 q = 0; q + 4 <= r; q++)
+              if (obuf[q] == 'd' && obuf[q + 1] == 'o' && obuf[q + 2] == 'n' && obuf[q + 3] == 'e') c->done_seen = 1;
+          send_frame((char)('1' + s), c->id, obuf, (unsigned long)r);
+        } else if (r != -EINTR && r != -EAGAIN) {
+          sys1(NR_close, c->fd[s]);
+          c->fd[s] = -1;
+        }
+      }
+    }
+    reap(self);
+    t = now_ms();
+    for (int k = ncalls - 1; k >= 0; k--) {
+      struct call *c = &calls[k];
+      if (!c->reaped) continue;
+      int open = c->fd[0] >= 0 || c->fd[1] >= 0 || c->fd[2] >= 0;
+      if (open && t < c->drain_at) continue;
+      if (open) sys2(NR_kill, -c->pid, SIGKILL); /* whatever still holds the pipes */
+      end_call(k);
+    }
+    flush_out();
+    if (closing && ncalls == 0) sys1(NR_exit_group, 0);
+  }
+}
+
+__attribute__((used)) void cmain(long *sp) {
+  int argc = (int)sp[0];
+  char **argv = (char **)(sp + 1), **envp = argv + argc + 1;
+  if (argc == 2 && seq(argv[1], "--serve")) serve();
+  if (argc == 3 && seq(argv[1], "--simulate-no-landlock") && seq(argv[2], "--serve")) serve_simulate = 1, serve();
+  run_one(argc, argv, envp);
 }

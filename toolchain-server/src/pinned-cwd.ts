@@ -23,15 +23,18 @@ export class PinnedCwd {
   readonly path: string;
   /** What to pass to spawn as cwd: the opened directory through /proc, or the checked path without /proc. */
   readonly spawnPath: string;
+  /** `<dev>:<ino>` of the opened directory: the confinement helper enters the path only if it still names it. */
+  readonly id: string;
   private readonly fd: number | undefined;
-  private readonly dev: number;
-  private readonly ino: number;
+  private readonly dev: bigint;
+  private readonly ino: bigint;
 
-  private constructor(path: string, fd: number | undefined, dev: number, ino: number) {
+  private constructor(path: string, fd: number | undefined, dev: bigint, ino: bigint) {
     this.path = path;
     this.fd = fd;
     this.dev = dev;
     this.ino = ino;
+    this.id = `${dev}:${ino}`;
     this.spawnPath = fd === undefined ? path : `/proc/self/fd/${fd}`;
   }
 
@@ -41,7 +44,7 @@ export class PinnedCwd {
    */
   static open(real: string): PinnedCwd {
     if (!HAS_PROC_FD) {
-      const s = statSync(real);
+      const s = statSync(real, { bigint: true });
       return new PinnedCwd(real, undefined, s.dev, s.ino);
     }
     const held: number[] = [];
@@ -53,22 +56,22 @@ export class PinnedCwd {
       } while (fd < LOWEST_SAFE_FD);
     } catch {
       for (const h of held) closeSync(h);
-      throw changed(real);
+      throw cwdChanged(real);
     }
     for (const h of held) if (h !== fd) closeSync(h);
     // realpath, then open: a component swapped in between would show here as another directory.
     if (readlinkSync(`/proc/self/fd/${fd}`) !== real) {
       closeSync(fd);
-      throw changed(real);
+      throw cwdChanged(real);
     }
-    const s = fstatSync(fd);
+    const s = fstatSync(fd, { bigint: true });
     return new PinnedCwd(real, fd, s.dev, s.ino);
   }
 
   /** Whether the checked path still names the opened directory. */
   unchanged(): boolean {
     try {
-      const s = statSync(this.path);
+      const s = statSync(this.path, { bigint: true });
       return s.dev === this.dev && s.ino === this.ino;
     } catch {
       return false;
@@ -77,7 +80,7 @@ export class PinnedCwd {
 
   /** Throws TOOLYARD_CWD_NOT_FOUND unless the checked path still names the opened directory. */
   assertUnchanged(): void {
-    if (!this.unchanged()) throw changed(this.path);
+    if (!this.unchanged()) throw cwdChanged(this.path);
   }
 
   close(): void {
@@ -85,7 +88,8 @@ export class PinnedCwd {
   }
 }
 
-function changed(path: string): ToolError {
+/** The error for a working directory that was moved or replaced after it was checked (nothing ran). */
+export function cwdChanged(path: string): ToolError {
   return new ToolError(
     'TOOLYARD_CWD_NOT_FOUND',
     `the working directory ${JSON.stringify(path)} was moved or replaced after it was checked; nothing ran.`,

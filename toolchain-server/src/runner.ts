@@ -93,11 +93,6 @@ export interface RunRequest {
   readonly onProgress?: ((progress: RunProgress) => void) | undefined;
   /** Called with the process group id once spawned, and with undefined once it is gone. */
   readonly onGroup?: ((pgid: number | undefined) => void) | undefined;
-  /**
-   * Run through the confinement helper (docs/confinement.md): `helper` with `args` (its policy), then the command.
-   * The helper's report lines (fd 3) come back in `RunResult.confineReport`.
-   */
-  readonly confine?: { readonly helper: string; readonly args: readonly string[] } | undefined;
 }
 
 export interface RunProgress {
@@ -119,8 +114,45 @@ export interface RunResult {
   readonly timedOut: boolean;
   readonly cancelled: boolean;
   readonly durationMs: number;
-  /** What the confinement helper wrote on its report fd (empty when not confined). */
+  /** What the confinement helper wrote on its report fd (empty when not confined: runCommand). */
   readonly confineReport: string;
+}
+
+/** What a finished call produced, before the cap for what is sent is applied. */
+export interface CallOutput {
+  readonly stdout: TailBuffer;
+  readonly stderr: TailBuffer;
+  readonly maxOutputBytes: number;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  readonly cancelled: boolean;
+  /** performance.now() when the call started. */
+  readonly started: number;
+  readonly confineReport: string;
+}
+
+/** The result of a call: each kept tail, JSON-escaped, fits maxOutputBytes (sent-size.ts). */
+export function callResult(out: CallOutput): RunResult {
+  const sentStdout = tailWithinSentBytes(out.stdout.text(), out.maxOutputBytes);
+  const sentStderr = tailWithinSentBytes(out.stderr.text(), out.maxOutputBytes);
+  const stdoutDropped = out.stdout.dropped + sentStdout.droppedBytes;
+  const stderrDropped = out.stderr.dropped + sentStderr.droppedBytes;
+  return {
+    exitCode: out.exitCode,
+    signal: out.signal,
+    stdout: sentStdout.text,
+    stderr: sentStderr.text,
+    stdoutBytes: out.stdout.total,
+    stderrBytes: out.stderr.total,
+    stdoutDroppedBytes: stdoutDropped,
+    stderrDroppedBytes: stderrDropped,
+    truncated: stdoutDropped > 0 || stderrDropped > 0,
+    timedOut: out.timedOut,
+    cancelled: out.cancelled,
+    durationMs: Math.round((performance.now() - out.started) * 1000) / 1000,
+    confineReport: out.confineReport,
+  };
 }
 
 /** Signals a whole process group, ignoring a group that is already gone. */
@@ -152,21 +184,12 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let child: ChildProcess;
-    // Confined: the helper runs the command (fd 3 carries its report); it also kills the command's leftovers,
-    // so SIGKILL to the group waits one more second after the helper's own grace.
-    const confine = req.confine;
-    const file = confine ? confine.helper : req.file;
-    const args = confine
-      ? [...confine.args, '--report-fd', '3', '--argv0', req.argv0, '--', req.file, ...req.args]
-      : (req.args as string[]);
-    const killGraceMs = confine ? req.killGraceMs + 1000 : req.killGraceMs;
-    let report = '';
     try {
-      child = spawn(file, args, {
-        argv0: confine ? 'toolyard-confine' : req.argv0,
+      child = spawn(req.file, req.args as string[], {
+        argv0: req.argv0,
         cwd: req.cwd,
         env: req.env,
-        stdio: confine ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
         shell: false,
         windowsHide: true,
@@ -199,16 +222,12 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
       stderr.push(chunk);
       noteBytesRead(chunk.length);
     });
-    const reportPipe = confine ? (child.stdio[3] as NodeJS.ReadableStream | null) : null;
-    reportPipe?.on('data', (chunk: Buffer) => {
-      if (report.length < 4096) report += chunk.toString('latin1');
-    });
 
     const stop = (why: 'timeout' | 'cancel') => {
       if (exited || pgid === undefined || cancelKill) return;
       if (why === 'timeout') timedOut = true;
       else cancelled = true;
-      cancelKill = terminateGroup(pgid, killGraceMs, () => settled);
+      cancelKill = terminateGroup(pgid, req.killGraceMs, () => settled);
     };
 
     const timeout = setTimeout(() => stop('timeout'), req.timeoutMs);
@@ -238,27 +257,19 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
       req.onGroup?.(undefined);
       child.stdout!.destroy();
       child.stderr!.destroy();
-      (reportPipe as { destroy?: () => void } | null)?.destroy?.();
-      // The cap holds for what is sent: each kept tail, JSON-escaped, fits maxOutputBytes (sent-size.ts).
-      const sentStdout = tailWithinSentBytes(stdout.text(), req.maxOutputBytes);
-      const sentStderr = tailWithinSentBytes(stderr.text(), req.maxOutputBytes);
-      const stdoutDropped = stdout.dropped + sentStdout.droppedBytes;
-      const stderrDropped = stderr.dropped + sentStderr.droppedBytes;
-      resolve({
-        exitCode,
-        signal: exitSignal,
-        stdout: sentStdout.text,
-        stderr: sentStderr.text,
-        stdoutBytes: stdout.total,
-        stderrBytes: stderr.total,
-        stdoutDroppedBytes: stdoutDropped,
-        stderrDroppedBytes: stderrDropped,
-        truncated: stdoutDropped > 0 || stderrDropped > 0,
-        timedOut,
-        cancelled,
-        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-        confineReport: report,
-      });
+      resolve(
+        callResult({
+          stdout,
+          stderr,
+          maxOutputBytes: req.maxOutputBytes,
+          exitCode,
+          signal: exitSignal,
+          timedOut,
+          cancelled,
+          started,
+          confineReport: '',
+        }),
+      );
     };
 
     child.on('error', (error) => {

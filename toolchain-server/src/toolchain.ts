@@ -21,16 +21,17 @@ import {
   PINNED_CONFIG_ENV,
   PinnedFiles,
 } from './confinement/scratch.ts';
+import { ConfineSpawner } from './confinement/spawner.ts';
 import { ToolError } from './errors.ts';
 import { Limiter } from './limiter.ts';
 import { type CallOutcome, Metrics } from './metrics.ts';
-import { PinnedCwd } from './pinned-cwd.ts';
+import { cwdChanged, PinnedCwd } from './pinned-cwd.ts';
 import { approveArgv, commandEnvironment } from './policy/argv-policy.ts';
 import { CommandTable } from './policy/commands.ts';
 import { WorkspaceRoots } from './policy/cwd.ts';
 import { applyCallerEnv, buildBaseEnv } from './policy/env.ts';
 import { egressProxyEnv, proxyUrl } from './policy/proxy-env.ts';
-import { ProcessGroups, type RunResult, runCommand } from './runner.ts';
+import { ProcessGroups, type RunRequest, type RunResult, runCommand } from './runner.ts';
 import { tailWithinSentBytes } from './sent-size.ts';
 import { describeOutputSchema, describeToolchainInput, type ToolchainDescription } from './tools/describe.ts';
 import { execAllowedTool } from './tools/exec-allowed.ts';
@@ -112,6 +113,8 @@ export class Toolchain {
   readonly limiter: Limiter;
   readonly metrics: Metrics;
   readonly groups = new ProcessGroups();
+  /** The resident spawner of confined calls, started on the first one. */
+  private spawner: ConfineSpawner | undefined;
   readonly listedTools: readonly ListedTool[];
   /** Missing binaries per preset, reported at start and by describe_toolchain. */
   readonly presetStatus: ReadonlyArray<{ preset: string; missing: string[]; optionalMissing: string[] }>;
@@ -417,18 +420,19 @@ export class Toolchain {
       pinned.close();
       throw error;
     }
-    let result: RunResult;
+    let result: RunResult | undefined;
     let pgid: number | undefined;
     let scratch: CallScratch | undefined;
     try {
       scratch = this.callScratch();
-      result = await runCommand({
+      const helperArgs = this.confineArgs(scratch, timeoutSeconds * 1000, this.killGraceMs, fetch);
+      result = await this.run(helperArgs, pinned.id, {
         file,
         argv0: plan.command,
         args,
-        cwd: pinned.spawnPath,
+        // Confined, the helper enters the checked path only if it is still that directory (pinned.id).
+        cwd: helperArgs ? pinned.path : pinned.spawnPath,
         env: this.confinedEnv(env, scratch),
-        confine: this.confineRequest(scratch, timeoutSeconds * 1000, this.killGraceMs, fetch),
         timeoutMs: timeoutSeconds * 1000,
         maxOutputBytes: limits.maxOutputBytes,
         killGraceMs: this.killGraceMs,
@@ -449,9 +453,9 @@ export class Toolchain {
     } finally {
       release();
       pinned.close();
-      this.endCall(scratch);
+      this.endCall(scratch, result?.confineReport);
     }
-    this.checkConfinement(result, audit);
+    this.checkConfinement(result, audit, cwd);
     const structured: ExecResult = {
       exitCode: result.exitCode,
       signal: result.signal,
@@ -505,12 +509,14 @@ export class Toolchain {
 
   /** A fresh HOME/TMPDIR for one call (none when confinement is off). */
   private callScratch(): CallScratch | undefined {
-    return this.scratchBase ? createCallScratch(this.scratchBase, this.config.env.set) : undefined;
+    return this.scratchBase
+      ? createCallScratch(this.scratchBase, this.config.env.set, this.confinement.helper !== undefined)
+      : undefined;
   }
 
-  private endCall(scratch: CallScratch | undefined): void {
+  private endCall(scratch: CallScratch | undefined, report: string | undefined): void {
     if (!scratch) return;
-    scratch.remove();
+    scratch.remove(report);
     this.pinnedFiles.restore();
   }
 
@@ -523,22 +529,37 @@ export class Toolchain {
     return { ...env, ...pinned, ...scratch.env };
   }
 
-  private confineRequest(
+  /** The helper's options for one call, or undefined when calls are not confined. */
+  private confineArgs(
     scratch: CallScratch | undefined,
     timeoutMs: number,
     graceMs: number,
     fetch: boolean,
-  ): { helper: string; args: string[] } | undefined {
+  ): string[] | undefined {
     const { helper, mode, helperFlags } = this.confinement;
     if (!helper || !this.policies || mode === 'off') return undefined;
     const policy = fetch ? this.policies.fetch : this.policies.other;
     // The helper's own timeout is a backstop for a server that died: the server's timer fires first.
     const args = helperArgs(policy, mode, scratch?.dir, timeoutMs + graceMs + 2000, graceMs);
-    return { helper, args: [...helperFlags, ...args] };
+    return [...helperFlags, ...args];
+  }
+
+  /**
+   * Runs one command: confined, through the resident spawner (started on the first call; docs/confinement.md),
+   * else a plain spawn.
+   */
+  private run(
+    helperArgs: string[] | undefined,
+    cwdId: string | undefined,
+    req: RunRequest,
+  ): Promise<RunResult> {
+    if (!helperArgs || !this.confinement.helper) return runCommand(req);
+    this.spawner ??= new ConfineSpawner(this.confinement.helper);
+    return this.spawner.run({ ...req, helperArgs, cwdId });
   }
 
   /** Reads the helper's report into the audit line; a setup failure becomes a coded error. */
-  private checkConfinement(result: RunResult, audit: AuditRecord): void {
+  private checkConfinement(result: RunResult, audit: AuditRecord, cwd: string): void {
     if (!this.confinement.helper || this.confinement.mode === 'off') return;
     const reports = parseReports(result.confineReport);
     const failed = reports.find((r) => r.error !== undefined);
@@ -553,6 +574,8 @@ export class Toolchain {
     if (result.cancelled || result.timedOut) return;
     if (failed?.error === 'exec')
       throw new ToolError('TOOLYARD_SPAWN_FAILED', `could not start the command: errno ${failed.errno}.`);
+    // The helper enters the checked cwd only if the path still names the directory that was checked.
+    if (failed?.error === 'cwd') throw cwdChanged(cwd);
     if (failed || !applied)
       throw new ToolError(
         'TOOLYARD_CONFINEMENT_FAILED',
@@ -646,8 +669,9 @@ export class Toolchain {
       this.commands.list().map(async (c) => {
         if (c.path === undefined) return;
         const scratch = this.callScratch();
+        let report: string | undefined;
         try {
-          const r = await runCommand({
+          const r = await this.run(this.confineArgs(scratch, 5000, 500, false), undefined, {
             file: c.path,
             argv0: c.name,
             args: VERSION_ARGS[c.name] ?? ['--version'],
@@ -657,17 +681,17 @@ export class Toolchain {
               this.proxied(false) ? this.proxiedEnv : { ...this.baseEnv, ...this.offlineEnv },
               scratch,
             ),
-            confine: this.confineRequest(scratch, 5000, 500, false),
             timeoutMs: 5000,
             maxOutputBytes: 4096,
             killGraceMs: 500,
           });
+          report = r.confineReport;
           const line = `${r.stdout}\n${r.stderr}`.split('\n').find((l) => l.trim() !== '');
           out[c.name] = r.exitCode === 0 && line ? line.trim().slice(0, 200) : null;
         } catch {
           out[c.name] = null;
         } finally {
-          this.endCall(scratch);
+          this.endCall(scratch, report);
         }
       }),
     );
@@ -688,6 +712,7 @@ export class Toolchain {
     }
     const killed = this.groups.size;
     await this.groups.killAll(this.killGraceMs);
+    this.spawner?.close();
     if (this.scratchBase) rmSync(this.scratchBase, { recursive: true, force: true });
     return { killed };
   }

@@ -102,9 +102,12 @@ export function makePlayground(): Playground {
       scripts: { test: 'echo tests pass' },
     }),
     '.env': `NODE_OPTIONS=--require ${join(outside, 'evil.js')}\n`,
-    'scripts/parent-environ.sh': 'tr "\\000" "\\n" < /proc/$PPID/environ\n',
+    // They print what they read after a prefix, so an empty environment shows as read (the parent of a confined
+    // command is its reaper, forked from the spawner, which starts with none).
+    'scripts/parent-environ.sh':
+      'environ=$(tr "\\000" "\\n" < /proc/$PPID/environ) && printf "parent-environ:%s\\n" "$environ"\n',
     'scripts/parent-environ.js':
-      "const path = '/proc/' + process.ppid + '/environ';\nprocess.stdout.write(require('fs').readFileSync(path, 'utf8').split('\\0').join('\\n'));\n",
+      "const path = '/proc/' + process.ppid + '/environ';\nprocess.stdout.write('parent-environ:' + require('fs').readFileSync(path, 'utf8').split('\\0').join('\\n'));\n",
     'scripts/read-token.sh': `cat ${tokenFile}\n`,
     'test/ok.test.js': "require('node:test')('ok', () => {});\n",
     'evil-hook': `#!/bin/sh\ntouch ${marker('hook')}\n`,

@@ -238,7 +238,10 @@ export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
   };
 }
 
-/** The helper's argv for one call (before `--report-fd`, `--argv0` and the command). */
+/**
+ * The helper's argv for one call (before `--report-fd`, `--argv0` and the command). The helper makes the scratch
+ * directory (`--scratch`: new and private, or the call fails) and removes it after the call when it is empty.
+ */
 export function helperArgs(
   policy: StaticPolicy,
   mode: 'required' | 'best-effort',
@@ -253,7 +256,7 @@ export function helperArgs(
   }
   for (const path of policy.readOnly) args.push('--ro', path);
   for (const path of policy.readWrite) args.push('--rw', path);
-  if (scratch) args.push('--rw', scratch);
+  if (scratch) args.push('--rw', scratch, '--scratch', scratch);
   args.push('--timeout-ms', String(timeoutMs), '--grace-ms', String(graceMs));
   return args;
 }

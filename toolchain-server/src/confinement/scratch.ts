@@ -2,8 +2,9 @@
  * A fresh HOME and TMPDIR per call, removed after it, and tool configuration pinned to files no call can
  * write: nothing one call leaves in a home directory or a user-level config reaches the next.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm, rmdir } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -37,65 +38,41 @@ export interface CallScratch {
   readonly dir: string;
   /** HOME, TMPDIR (and TMP/TEMP), XDG dirs, and CARGO_HOME when the operator declared none. */
   readonly env: Readonly<Record<string, string>>;
-  remove(): void;
+  /** Removes the directory after the call unless the helper's report says it did (`scratch=removed`). */
+  remove(report?: string): void;
 }
-
-/** Directories made ahead of calls, per base, so that a call does not wait for a mkdir (docs/benchmarks.md). */
-const READY_PER_BASE = 4;
-const ready = new Map<string, { dirs: string[]; filling: boolean }>();
 
 /**
- * One empty, private directory under `base` that no call has had: one made ahead of time when there is one
- * (each is handed out once), else made now. The pool is refilled in the background.
+ * One call's scratch directory under `base`. With the confinement helper (`byHelper`) only its name is chosen here:
+ * the helper makes it (new and private, or the call fails) and removes it when the call left it empty, so the
+ * server spends no file system call on it (docs/benchmarks.md). Without the helper it is made here.
  */
-function takeScratchDir(base: string): string {
-  let pool = ready.get(base);
-  if (!pool) {
-    pool = { dirs: [], filling: false };
-    ready.set(base, pool);
-  }
-  const dir = pool.dirs.pop() ?? mkdtempSync(join(base, 'call-'));
-  if (!pool.filling) {
-    const filling = pool;
-    filling.filling = true;
-    void (async () => {
-      try {
-        while (filling.dirs.length < READY_PER_BASE) filling.dirs.push(await mkdtemp(join(base, 'call-')));
-      } catch {
-        // The base went away (server shutdown, a test's temp dir): calls make their own again.
-      } finally {
-        filling.filling = false;
-      }
-    })();
-  }
-  return dir;
-}
-
-/** Creates one call's scratch directory under `base`. */
-export function createCallScratch(base: string, declared: Readonly<Record<string, string>>): CallScratch {
-  // One directory is both HOME and TMPDIR: each directory created and removed is a journalled metadata write
-  // on the call's path (docs/benchmarks.md), and both are the call's own and thrown away with it.
-  const dir = takeScratchDir(base);
+export function createCallScratch(
+  base: string,
+  declared: Readonly<Record<string, string>>,
+  byHelper = false,
+): CallScratch {
+  // One directory is both HOME and TMPDIR: both are the call's own and thrown away with it.
+  const dir = byHelper ? join(base, `call-${randomUUID()}`) : mkdtempSync(join(base, 'call-'));
   const env: Record<string, string> = { HOME: dir, TMPDIR: dir, TMP: dir, TEMP: dir };
   if (declared.XDG_CONFIG_HOME === undefined) env.XDG_CONFIG_HOME = join(dir, '.config');
   if (declared.CARGO_HOME === undefined) env.CARGO_HOME = join(dir, '.cargo');
-  return { dir, env, remove: () => removeScratch(dir) };
+  return {
+    dir,
+    env,
+    remove: (report) => {
+      if (byHelper && report !== undefined && / scratch=removed\b/.test(report)) return;
+      removeScratch(dir);
+    },
+  };
 }
 
 /**
- * Removes a call's scratch directory in the background, off the call's path: even three rmdir calls take
- * milliseconds on a busy ext4 disk (docs/benchmarks.md). Every call has its own directory, and nothing of the
- * call is left to write into it (the helper killed every descendant before the call returned).
+ * Removes a call's scratch directory in the background, off the call's path. Every call has its own directory,
+ * and nothing of the call is left to write into it (the helper killed every descendant before the call returned).
  */
 function removeScratch(dir: string): void {
-  // Most calls leave it empty: one rmdir, a fraction of what a recursive rm costs in CPU.
-  void (async () => {
-    try {
-      await rmdir(dir);
-    } catch {
-      await rm(dir, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
-    }
-  })();
+  void rm(dir, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
 }
 
 /**
