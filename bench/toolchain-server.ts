@@ -350,13 +350,20 @@ async function main(): Promise<void> {
     throughput[`c${concurrency}`] = Math.round(THROUGHPUT_CALLS / ((performance.now() - t) / 1000));
   }
 
-  // The most-used exec MCP servers from npm, side by side with this server (installed on first use).
-  const peers = process.argv.includes('--no-peers')
-    ? undefined
-    : await comparePeers({ port: server.port, pid, token: TOKEN });
-
   server.child.kill('SIGTERM');
   client.agent.destroy();
+
+  // The most-used exec MCP servers from npm, side by side with a fresh server of ours (installed on first use):
+  // every subject starts from the same state, so idle and peak memory compare like with like.
+  let peers: Awaited<ReturnType<typeof comparePeers>> | undefined;
+  if (!process.argv.includes('--no-peers')) {
+    const fresh = await startServer(configPath);
+    try {
+      peers = await comparePeers({ port: fresh.port, pid: fresh.child.pid!, token: TOKEN });
+    } finally {
+      fresh.child.kill('SIGTERM');
+    }
+  }
   rmSync(dir, { recursive: true, force: true });
 
   const bareP50 = percentile(bare, 50);

@@ -105,9 +105,9 @@ describe('the resident spawner', () => {
     const pidFile = join(dir, 'left.pid');
     const started = Date.now();
     const r = await call(`setsid sleep 60 & echo $! > ${pidFile}; exit 0`);
-    assert.ok(Date.now() - started < 5000);
+    assert.ok(Date.now() - started < 10_000, 'the call does not wait for the sleeper');
     assert.equal(r.exitCode, 0);
-    assert.equal(parseReports(r.confineReport).at(-1)?.killed, '1');
+    assert.ok(Number(parseReports(r.confineReport).at(-1)?.killed) >= 1, r.confineReport);
     const pid = Number(await import('node:fs').then((fs) => fs.readFileSync(pidFile, 'utf8')));
     await waitFor('the setsid sleeper to be gone', () => !alive(pid));
   });

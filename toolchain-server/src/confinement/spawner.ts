@@ -33,6 +33,16 @@ const SIGNAL_NAMES = new Map<number, string>(
   Object.entries(constants.signals).map(([name, n]) => [n, name] as const),
 );
 
+/** The frame being read from one spawner: its header so far, then what of its payload is still to come. */
+interface FrameState {
+  readonly header: Buffer;
+  headerLength: number;
+  remaining: number | undefined;
+  kind: number;
+  id: number;
+  parts: Buffer[];
+}
+
 interface PendingCall {
   readonly stdout: TailBuffer;
   readonly stderr: TailBuffer;
@@ -46,15 +56,6 @@ export class ConfineSpawner {
   private child: ChildProcess | undefined;
   private pending = new Map<number, PendingCall>();
   private nextId = 1;
-  /** The frame being read: its header so far, then what of its payload is still to come. */
-  private frame: {
-    header: Buffer;
-    headerLength: number;
-    remaining: number | undefined;
-    kind: number;
-    id: number;
-    parts: Buffer[];
-  } = { header: Buffer.alloc(9), headerLength: 0, remaining: undefined, kind: 0, id: 0, parts: [] };
   private readonly helper: string;
 
   constructor(helper: string) {
@@ -205,7 +206,9 @@ export class ConfineSpawner {
   }
 
   private send(frame: Buffer): void {
-    const child = this.child ?? this.start();
+    // A spawner being closed still finishes its calls (their end frames arrive) but takes no new one.
+    const current = this.child;
+    const child = current && !current.stdin!.writableEnded ? current : this.start();
     child.stdin!.write(frame);
   }
 
@@ -217,13 +220,19 @@ export class ConfineSpawner {
       shell: false,
     });
     this.child = child;
-    this.frame.headerLength = 0;
-    this.frame.remaining = undefined;
+    const frame: FrameState = {
+      header: Buffer.alloc(9),
+      headerLength: 0,
+      remaining: undefined,
+      kind: 0,
+      id: 0,
+      parts: [],
+    };
     // The spawner never keeps the server alive by itself: every call has its own timer while it runs.
     child.unref();
     (child.stdout as unknown as { unref?: () => void }).unref?.();
     (child.stdin as unknown as { unref?: () => void }).unref?.();
-    child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
+    child.stdout!.on('data', (chunk: Buffer) => this.receive(frame, chunk));
     child.stdin!.on('error', () => {});
     const gone = (why: string) => {
       if (this.child !== child) return;
@@ -247,10 +256,9 @@ export class ConfineSpawner {
    * Parses frames as bytes arrive. Output payloads are streamed into the call's tail as they come (a frame may span
    * reads): nothing is concatenated, so a flood costs no copies here. Other payloads are small and collected.
    */
-  private receive(chunk: Buffer): void {
+  private receive(frame: FrameState, chunk: Buffer): void {
     let at = 0;
     while (at < chunk.length) {
-      const frame = this.frame;
       if (frame.remaining === undefined) {
         // The 9-byte header, possibly split across reads.
         const take = Math.min(9 - frame.headerLength, chunk.length - at);
