@@ -174,6 +174,45 @@ describe('the resident spawner', () => {
     await waitFor('the spawner to exit', () => !alive(pid));
   });
 
+  it('dies with the server, and so does every call it was running', async () => {
+    // A server process of its own (killed with SIGKILL: no drain, no close) running one call.
+    const script = join(dir, 'server.ts');
+    writeFileSync(
+      script,
+      `import { ConfineSpawner } from ${JSON.stringify(join(import.meta.dirname, '../../toolchain-server/src/confinement/spawner.ts'))};
+const spawner = new ConfineSpawner(${JSON.stringify(hostConfinePath())});
+void spawner.run({ file: '/bin/sh', argv0: 'sh', args: ['-c', 'echo $$; exec sleep 60'], cwd: '/', env: {}, timeoutMs: 60000,
+  maxOutputBytes: 1024, killGraceMs: 300, helperArgs: ['--mode', 'best-effort', '--ro', '/'],
+  onGroup: (pid) => { if (pid !== undefined) process.stdout.write('reaper ' + pid + ' spawner ' + spawner.pid + '\\n'); } });
+setInterval(() => {}, 1000);
+`,
+    );
+    const { spawn } = await import('node:child_process');
+    const server = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    server.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    await waitFor('the call to start', () => /reaper \d+ spawner \d+/.test(out));
+    const [, reaper, spawnerPid] = /reaper (\d+) spawner (\d+)/.exec(out)!.map(Number) as [
+      number,
+      number,
+      number,
+    ];
+    // The sleeper is the reaper's child: find it before the kill.
+    const children = () =>
+      (spawnSync('ps', ['-o', 'pid=', '--ppid', String(reaper)], { encoding: 'utf8' }).stdout ?? '')
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
+    await waitFor('the sleeper to start', () => children().length > 0);
+    const sleeper = children()[0]!;
+    server.kill('SIGKILL');
+    await waitFor('the spawner, the reaper and the sleeper to be gone', () =>
+      [spawnerPid, reaper, sleeper].every((pid) => !alive(pid)),
+    );
+  });
+
   it('enters the checked cwd only while the path still names that directory', async () => {
     const checked = join(dir, 'checked');
     mkdirSync(checked);

@@ -73,7 +73,7 @@ enum { SIGHUP = 1, SIGINT = 2, SIGKILL = 9, SIGTERM = 15, SIGCHLD = 17 };
 enum { PR_SET_PDEATHSIG = 1, PR_SET_DUMPABLE = 4, PR_SET_CHILD_SUBREAPER = 36, PR_SET_NO_NEW_PRIVS = 38 };
 enum { AT_REMOVEDIR = 0x200 };
 enum { AT_FDCWD = -100, O_RDONLY = 0, O_RDWR = 2, O_NONBLOCK = 04000, O_CLOEXEC = 02000000,
-       O_PATH = 010000000, F_SETFD = 2, FD_CLOEXEC = 1, WNOHANG = 1, SIG_BLOCK = 0, SIG_SETMASK = 2 };
+       O_PATH = 010000000, F_SETFD = 2, F_SETFL = 4, FD_CLOEXEC = 1, WNOHANG = 1, SIG_BLOCK = 0, SIG_SETMASK = 2 };
 #if defined(__x86_64__)
 #define O_DIRECTORY 0200000
 #else
@@ -575,6 +575,9 @@ static void start_call(u32 id, const char *payload, unsigned long n) {
     if (e < 0) for (int k = 0; k < 2; k++) sys1(NR_close, out[k]), sys1(NR_close, err[k]);
   }
   if (e < 0) { send_number('X', id, -e); return; }
+  /* Only the spawner's ends are non-blocking: the command's stdout and stderr stay as programs expect them. */
+  sys3(NR_fcntl, out[0], F_SETFL, O_NONBLOCK), sys3(NR_fcntl, err[0], F_SETFL, O_NONBLOCK);
+  sys3(NR_fcntl, rep[0], F_SETFL, O_NONBLOCK);
   i64 pid = sys6(NR_clone, SIGCHLD, 0, 0, 0, 0, 0);
   if (pid == 0) {
     /* The reaper: its own process group, the call's pipes as 1, 2 and 3, nothing else of the spawner's. */
@@ -650,6 +653,22 @@ static void end_call(int k) {
   calls[k] = calls[--ncalls];
 }
 
+/* Relays what one of a call's pipes holds now; closes it at its end. 2: relayed, 1: nothing yet, 0: closed. */
+static int relay(struct call *c, int s) {
+  i64 r = sys3(NR_read, c->fd[s], obuf, CHUNK);
+  if (r > 0) {
+    if (s == 2)
+      for (i64 q = 0; q + 4 <= r; q++)
+        if (obuf[q] == 'd' && obuf[q + 1] == 'o' && obuf[q + 2] == 'n' && obuf[q + 3] == 'e') c->done_seen = 1;
+    send_frame((char)('1' + s), c->id, obuf, (unsigned long)r);
+    return 2;
+  }
+  if (r == -EINTR || r == -EAGAIN) return 1;
+  sys1(NR_close, c->fd[s]);
+  c->fd[s] = -1;
+  return 0;
+}
+
 static void reap(int self) {
   int st;
   i64 pid;
@@ -658,6 +677,8 @@ static void reap(int self) {
       struct call *c = &calls[k];
       if (c->pid != pid || c->reaped) continue;
       c->reaped = 1, c->status = st, c->drain_at = now_ms() + DRAIN_MS;
+      /* Its report is complete now (the reaper was its only writer): read it before judging how it ended. */
+      while (c->fd[2] >= 0 && relay(c, 2) == 2) {}
       if (!c->done_seen) {
         /* The reaper died before it was done (killed from outside): its leftovers are orphans now. */
         sys2(NR_kill, -c->pid, SIGKILL);
@@ -707,17 +728,7 @@ static void serve(void) {
         while (sys3(NR_read, sfd, info, sizeof info) > 0) {}
         reap(self);
       } else {
-        int s = pstream[k];
-        i64 r = sys3(NR_read, c->fd[s], obuf, CHUNK);
-        if (r > 0) {
-          if (s == 2)
-            for (i64 q = 0; q + 4 <= r; q++)
-              if (obuf[q] == 'd' && obuf[q + 1] == 'o' && obuf[q + 2] == 'n' && obuf[q + 3] == 'e') c->done_seen = 1;
-          send_frame((char)('1' + s), c->id, obuf, (unsigned long)r);
-        } else if (r != -EINTR && r != -EAGAIN) {
-          sys1(NR_close, c->fd[s]);
-          c->fd[s] = -1;
-        }
+        if (c->fd[pstream[k]] >= 0) relay(c, pstream[k]);
       }
     }
     reap(self);
