@@ -288,6 +288,25 @@ describe('the fleet site in Chromium', { skip }, () => {
     await page.close();
   });
 
+  test("caches on a phone: a card's title (its claim, or its agent) spans the card: one line, not a narrow column", async () => {
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.origin}/caches/`);
+    const broken = await page
+      .locator('#cache-claims tbody th code, #own-caches tbody th a')
+      .evaluateAll((names) =>
+        names.flatMap((n) => {
+          // The line boxes of its text (the element itself may be a block: one rectangle however many lines).
+          const range = document.createRange();
+          range.selectNodeContents(n);
+          const lines = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size;
+          return lines > 1 ? [n.textContent ?? ''] : [];
+        }),
+      );
+    assert.deepEqual(broken, [], 'names split over lines');
+    await page.close();
+  });
+
   test("an agent page draws the playground's pod diagram and links its downloads", async () => {
     const page = await context.newPage();
     await page.goto(`${server.origin}/agents/reviewer/`);
