@@ -221,8 +221,8 @@ describe('the fleet site in Chromium', { skip }, () => {
       const claim = (await row.locator('th code').textContent())!;
       const uses = onClaims.filter((u) => claimOf(u) === claim);
       assert.deepEqual(
-        await row.locator('ul.calls li > a').allTextContents(),
-        uses.map((u) => u.agent),
+        (await row.locator('ul.calls li').allTextContents()).map((li) => text(li).split(':')[0]),
+        uses.map((u) => `${u.agent}/${u.toolchain}`),
         claim,
       );
       const agents = new Set(uses.map((u) => u.agent)).size;
