@@ -1,7 +1,7 @@
 /**
  * The fleet site (`toolyard site`) in Chromium, served as a static host would serve it: the catalog's search
- * and filters, the authority matrix, the egress graph's filters, every agent page's diagram, and axe-core on
- * each kind of page. Nothing may leave 127.0.0.1 and no page may log an error.
+ * and filters, the authority matrix, the egress graph's filters, the caches page's claims and search, every
+ * agent page's diagram, and axe-core on each kind of page. Nothing may leave 127.0.0.1 and no page may log an error.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,9 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { siteCommand } from '../../cli/src/commands/site.ts';
+import { type FleetCacheUse, fleetCacheUses, sharedClaims } from '../../cli/src/fleet/fleet-caches.ts';
 import type { FleetData } from '../../cli/src/fleet/fleet-site/fleet-data.ts';
+import { readSpecs } from '../../cli/src/read-specs.ts';
+import { renderAgent } from '../../constructs/src/render.ts';
 import { captureIo } from '../cli/capture-io.ts';
-import { writeFleet } from '../support/fleet-fixture.ts';
+import { SHARED_CACHE_CLAIM, writeFleet } from '../support/fleet-fixture.ts';
 import {
   type BrowserContext,
   browserSkipReason,
@@ -35,6 +38,8 @@ describe('the fleet site in Chromium', { skip }, () => {
   let context: BrowserContext;
   let guard: PageGuard;
   let data: FleetData;
+  /** Every toolchain's use of a cache, from the fleet's specs (fleet.json does not carry them). */
+  let cacheUses: FleetCacheUse[];
   const axeSource = readFileSync(join(REPO, 'node_modules/axe-core/axe.min.js'), 'utf8');
 
   before(async () => {
@@ -42,6 +47,9 @@ describe('the fleet site in Chromium', { skip }, () => {
     const io = captureIo();
     assert.equal(await siteCommand([join(temp, 'fleet'), '-o', out], io), 0, io.stderrText());
     data = JSON.parse(readFileSync(join(out, 'fleet.json'), 'utf8')) as FleetData;
+    const { specs, errors } = await readSpecs([join(temp, 'fleet')]);
+    assert.deepEqual(errors, []);
+    cacheUses = specs.flatMap((s) => fleetCacheUses(renderAgent(s.agent).plan));
     mkdirSync(SCREENSHOTS, { recursive: true });
     server = await serveStatic(out);
     context = await launchChromium(mkdtempSync(join(tmpdir(), 'toolyard-chromium-')));
@@ -194,6 +202,111 @@ describe('the fleet site in Chromium', { skip }, () => {
     await page.close();
   });
 
+  test('caches: every existing claim the fleet mounts with who writes and who reads it; the search narrows the claims; agent links resolve', async () => {
+    const page = await context.newPage();
+    const missing: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() >= 400) missing.push(`${response.status()} ${response.url()}`);
+    });
+    await page.goto(`${server.origin}/caches/`);
+    const text = (s: string | null) => (s ?? '').replace(/\s+/g, ' ').trim();
+    const claimOf = (u: FleetCacheUse) => `${u.namespace}/${u.claim}`;
+    const onClaims = cacheUses.filter((u) => u.claim !== undefined);
+    const claims = [...new Set(onClaims.map(claimOf))].sort();
+    const rows = page.locator('#cache-claims tbody tr');
+    const visible = page.locator('#cache-claims tbody tr:visible');
+    assert.deepEqual(await rows.locator('th code').allTextContents(), claims);
+    // Each claim names the agents that mount it, each with its toolchain, once per use.
+    for (const row of await rows.all()) {
+      const claim = (await row.locator('th code').textContent())!;
+      const uses = onClaims.filter((u) => claimOf(u) === claim);
+      assert.deepEqual(
+        (await row.locator('ul.calls li').allTextContents()).map((li) => text(li).split(':')[0]),
+        uses.map((u) => `${u.agent}/${u.toolchain}`),
+        claim,
+      );
+      const agents = new Set(uses.map((u) => u.agent)).size;
+      assert.match(
+        text(await row.locator('td > div').first().textContent()),
+        agents > 1 ? new RegExp(`shared by ${agents} agents`) : /\b1 agent\b/,
+        claim,
+      );
+    }
+    // The fixture's shared claim: one agent writes it (its fetch calls only), another reads it.
+    const shared = sharedClaims(cacheUses);
+    assert.deepEqual(
+      shared.map((c) => `${c.namespace}/${c.claim} ${c.agents.join(' ')}`),
+      [`agents/${SHARED_CACHE_CLAIM} reviewer web-infra`],
+    );
+    const sharedRow = rows.filter({ has: page.getByText(`agents/${SHARED_CACHE_CLAIM}`, { exact: true }) });
+    assert.match(text(await sharedRow.textContent()), /shared by 2 agents \(declared ReadWriteMany\)/);
+    assert.deepEqual((await sharedRow.locator('ul.calls li').allTextContents()).map(text), [
+      'reviewer/go-python: writes (fetch calls only) gomod (go, download)',
+      'web-infra/node: reads gomod (go, download)',
+    ]);
+    // The search narrows the claims by agent, and by claim name; the count says how many are shown.
+    const count = page.locator('[data-count="claims"]');
+    assert.equal(await count.textContent(), `${claims.length} of ${claims.length} claims`);
+    const search = page.getByLabel('Search claims');
+    await search.fill('web-infra');
+    assert.deepEqual(await visible.locator('th code').allTextContents(), [`agents/${SHARED_CACHE_CLAIM}`]);
+    assert.equal(await count.textContent(), `1 of ${claims.length} claims`);
+    const namespace = claims[0]!.split('/')[0]!;
+    await search.fill(`${namespace}/`);
+    const inNamespace = claims.filter((c) => c.startsWith(`${namespace}/`));
+    assert.ok(inNamespace.length < claims.length);
+    assert.deepEqual(await visible.locator('th code').allTextContents(), inNamespace);
+    assert.equal(await count.textContent(), `${inNamespace.length} of ${claims.length} claims`);
+    await search.fill('no such claim');
+    assert.equal(await visible.count(), 0);
+    assert.equal(await count.textContent(), `0 of ${claims.length} claims`);
+    await search.fill('');
+    assert.equal(await visible.count(), claims.length);
+    assert.equal(await count.textContent(), `${claims.length} of ${claims.length} claims`);
+    // The agents' own caches: one row per agent with a cache on no existing claim.
+    const own = data.agents
+      .filter((a) => cacheUses.some((u) => u.agent === a.name && u.claim === undefined))
+      .map((a) => `${a.namespace}/${a.name}`);
+    assert.deepEqual(await page.locator('#own-caches tbody th a').allTextContents(), own);
+    // Every agent link opens that agent's page.
+    const pages = new Set(data.agents.map((a) => `/${a.page}`));
+    const hrefs = await page
+      .locator('main a[href*="agents/"]')
+      .evaluateAll((links) => [
+        ...new Set(links.map((l) => new URL((l as HTMLAnchorElement).href).pathname)),
+      ]);
+    assert.ok(hrefs.length > 2);
+    for (const href of hrefs) {
+      assert.ok(pages.has(href), `${href} is no agent's page`);
+      assert.equal((await page.request.get(`${server.origin}${href}`)).status(), 200, href);
+    }
+    await sharedRow.getByRole('link', { name: 'web-infra' }).click();
+    await page.waitForURL(/\/agents\/web-infra\/$/);
+    assert.match((await page.locator('h1').textContent()) ?? '', /web-infra/);
+    assert.deepEqual(missing, []);
+    await page.screenshot({ path: join(RESULTS, 'fleet-caches.png') });
+    await page.close();
+  });
+
+  test("caches on a phone: a card's title (its claim, or its agent) spans the card: one line, not a narrow column", async () => {
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.origin}/caches/`);
+    const broken = await page
+      .locator('#cache-claims tbody th code, #own-caches tbody th a')
+      .evaluateAll((names) =>
+        names.flatMap((n) => {
+          // The line boxes of its text (the element itself may be a block: one rectangle however many lines).
+          const range = document.createRange();
+          range.selectNodeContents(n);
+          const lines = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size;
+          return lines > 1 ? [n.textContent ?? ''] : [];
+        }),
+      );
+    assert.deepEqual(broken, [], 'names split over lines');
+    await page.close();
+  });
+
   test("an agent page draws the playground's pod diagram and links its downloads", async () => {
     const page = await context.newPage();
     await page.goto(`${server.origin}/agents/reviewer/`);
@@ -309,6 +422,7 @@ describe('the fleet site in Chromium', { skip }, () => {
           ['authority', '/authority/'],
           ['egress', '/egress/'],
           ['hosts', '/hosts/'],
+          ['caches', '/caches/'],
           ['agent', '/agents/reviewer/'],
         ] as const) {
           await page.goto(`${server.origin}${path}`);
@@ -361,6 +475,7 @@ describe('the fleet site in Chromium', { skip }, () => {
     ['authority', '/authority/'],
     ['egress', '/egress/'],
     ['egress by host', '/hosts/'],
+    ['caches', '/caches/'],
     ['agent page', '/agents/operator/'],
   ] as const) {
     test(`axe: the ${name} (${path}) has no serious or critical violations`, async () => {

@@ -5,7 +5,8 @@
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
+import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { EXAMPLES_DIR } from './golden.ts';
 import { generateSpec } from './spec-generator.ts';
 
@@ -37,6 +38,7 @@ export function writeFleet(
     }
     return examples.length + generated;
   }
+  shareGoModuleCache(join(dir, 'examples'));
   for (let i = 0; i < generated; i++) {
     const spec = generateSpec(seed + i);
     spec.metadata.name = `gen-${i}`;
@@ -45,4 +47,35 @@ export function writeFleet(
     writeFileSync(join(dir, namespace, `gen-${i}.yaml`), stringify(spec));
   }
   return examples.length + generated;
+}
+
+/** The team's existing claim of Go modules, shared: the reviewer's fetch calls fill it, web-infra reads it. */
+export const SHARED_CACHE_CLAIM = 'team-gomod';
+
+/**
+ * Generated specs never share an existing claim between two agents (test/support/cache-generator.ts): the
+ * fleet's copies of two examples in one namespace do. The reviewer's `gomod` cache moves to the claim
+ * (written by its fetch calls only, as the sharing rules require of a Go cache), and web-infra's node toolchain
+ * mounts it read-only.
+ */
+function shareGoModuleCache(dir: string): void {
+  const volume = { persistentVolumeClaim: { claimName: SHARED_CACHE_CLAIM, readWriteMany: true } };
+  const edit = (file: string, change: (spec: ToolyardAgent['spec']) => void) => {
+    const agent = parse(readFileSync(join(dir, file), 'utf8')) as ToolyardAgent;
+    change(agent.spec);
+    writeFileSync(join(dir, file), stringify(agent));
+  };
+  edit('polyglot-reviewer.yaml', (spec) => {
+    const caches = spec.workspace?.caches ?? [];
+    spec.workspace = {
+      ...spec.workspace,
+      caches: caches.map((c) => (c.name === 'gomod' ? { ...c, volume } : c)),
+    };
+  });
+  edit('web-infra.yaml', (spec) => {
+    spec.workspace = { ...spec.workspace, caches: [{ name: 'gomod', ecosystem: 'go', volume }] };
+    spec.toolchains = spec.toolchains?.map((t) =>
+      t.name === 'node' ? { ...t, caches: [{ name: 'gomod', access: 'read-only' }] } : t,
+    );
+  });
 }

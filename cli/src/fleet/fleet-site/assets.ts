@@ -99,6 +99,7 @@ header.site nav{order:3;flex-basis:100%}
 .fleet-table.stack .cell-label{display:block;color:var(--muted);font-size:.8rem;font-weight:600;overflow-wrap:anywhere}
 ${COLUMN_LABEL_CSS}
 #matrix.stack tbody th{display:block;white-space:normal}
+#cache-claims.stack tbody th,#own-caches.stack tbody th{display:block;white-space:normal;overflow-wrap:anywhere}
 .fleet-table.stack caption{display:block}
 }
 `;

@@ -44,11 +44,15 @@ export function cachesPage(agents: readonly FleetAgent[], site: string): string 
   );
   const body = html`<h1>Caches</h1>
 <p>Package caches are mounted only in the toolchains that list them, never in backends, gateways or the broker. A claim several agents mount is shared: a build cache there has one writer at most, a download cache is written only where the tool verifies what it reads or by fetch calls (<code>phase: fetch</code>), which run no project code.</p>
-<section aria-labelledby="claims-heading"><h2 id="claims-heading">Existing claims used as caches</h2>
+<section data-filter-root aria-labelledby="claims-heading"><h2 id="claims-heading">Existing claims used as caches</h2>
 ${
   claimRows.length === 0
     ? html`<p class="muted">No agent mounts an existing claim as a cache.</p>`
-    : html`<div class="ty-scroll" role="region" tabindex="0" aria-label="Cache claims"><table class="fleet-table stack" id="cache-claims">
+    : html`<form class="filters" role="search" onsubmit="return false">
+<label>Search claims <input type="search" data-filter="search" placeholder="claim, agent, ecosystem…"></label>
+</form>
+<p class="count" data-count="claims" aria-live="polite">${claimRows.length === 1 ? '1 claim' : `${claimRows.length} claims`}</p>
+<div class="ty-scroll" role="region" tabindex="0" aria-label="Cache claims"><table class="fleet-table stack" id="cache-claims">
 <thead><tr><th scope="col">Claim</th><th scope="col">Agents</th><th scope="col">Who writes, who reads</th></tr></thead>
 <tbody>${claimRows}</tbody></table></div>`
 }</section>
