@@ -6,7 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -108,7 +117,7 @@ describe('the resident spawner', () => {
     assert.ok(Date.now() - started < 10_000, 'the call does not wait for the sleeper');
     assert.equal(r.exitCode, 0);
     assert.ok(Number(parseReports(r.confineReport).at(-1)?.killed) >= 1, r.confineReport);
-    const pid = Number(await import('node:fs').then((fs) => fs.readFileSync(pidFile, 'utf8')));
+    const pid = Number(readFileSync(pidFile, 'utf8'));
     await waitFor('the setsid sleeper to be gone', () => !alive(pid));
   });
 
@@ -125,15 +134,11 @@ describe('the resident spawner', () => {
 
   it('kills the orphans of a reaper killed from outside, and ends the call', async () => {
     const pidFile = join(dir, 'orphan.pid');
-    let reaper: number | undefined;
-    const running = call(`setsid sleep 60 & echo $! > ${pidFile}; sleep 60`, {
-      onGroup: (pid) => {
-        if (pid !== undefined) reaper = pid;
-      },
-    });
+    // The shell's parent is its reaper.
+    const running = call(`setsid sleep 60 & echo $! $PPID > ${pidFile}; sleep 60`);
     await waitFor('the sleeper to start', () => existsSync(pidFile) && statSync(pidFile).size > 0);
-    const orphan = Number(await import('node:fs').then((fs) => fs.readFileSync(pidFile, 'utf8')));
-    process.kill(reaper!, 'SIGKILL');
+    const [orphan, reaper] = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number) as [number, number];
+    process.kill(reaper, 'SIGKILL');
     const r = await running;
     assert.equal(r.signal, 'SIGKILL');
     await waitFor('the orphan to be gone', () => !alive(orphan));
@@ -181,9 +186,10 @@ describe('the resident spawner', () => {
       script,
       `import { ConfineSpawner } from ${JSON.stringify(join(import.meta.dirname, '../../toolchain-server/src/confinement/spawner.ts'))};
 const spawner = new ConfineSpawner(${JSON.stringify(hostConfinePath())});
-void spawner.run({ file: '/bin/sh', argv0: 'sh', args: ['-c', 'echo $$; exec sleep 60'], cwd: '/', env: {}, timeoutMs: 60000,
-  maxOutputBytes: 1024, killGraceMs: 300, helperArgs: ['--mode', 'best-effort', '--ro', '/'],
-  onGroup: (pid) => { if (pid !== undefined) process.stdout.write('reaper ' + pid + ' spawner ' + spawner.pid + '\\n'); } });
+void spawner.run({ file: '/bin/sh', argv0: 'sh', args: ['-c', 'echo $$ $PPID > ${join(dir, 'call.pid')}; exec sleep 60'], cwd: '/',
+  env: {}, timeoutMs: 60000, maxOutputBytes: 1024, killGraceMs: 300,
+  helperArgs: ['--mode', 'best-effort', '--ro', '/', '--rw', ${JSON.stringify(dir)}] });
+setTimeout(() => process.stdout.write('spawner ' + spawner.pid + '\\n'), 100);
 setInterval(() => {}, 1000);
 `,
     );
@@ -193,20 +199,22 @@ setInterval(() => {}, 1000);
     server.stdout.on('data', (c: Buffer) => {
       out += c.toString();
     });
-    await waitFor('the call to start', () => /reaper \d+ spawner \d+/.test(out));
-    const [, reaper, spawnerPid] = /reaper (\d+) spawner (\d+)/.exec(out)!.map(Number) as [
-      number,
+    const callPids = join(dir, 'call.pid');
+    try {
+      await waitFor(
+        'the call to start',
+        () => /spawner \d+/.test(out) && existsSync(callPids) && statSync(callPids).size > 0,
+      );
+    } finally {
+      if (!/spawner \d+/.test(out) || !existsSync(callPids)) server.kill('SIGKILL');
+    }
+    const spawnerPid = Number(/spawner (\d+)/.exec(out)![1]);
+    // The shell (exec'd into sleep) and its parent, the reaper.
+    const [sleeper, reaper] = readFileSync(callPids, 'utf8').trim().split(' ').map(Number) as [
       number,
       number,
     ];
-    // The sleeper is the reaper's child: find it before the kill.
-    const children = () =>
-      (spawnSync('ps', ['-o', 'pid=', '--ppid', String(reaper)], { encoding: 'utf8' }).stdout ?? '')
-        .split('\n')
-        .filter(Boolean)
-        .map(Number);
-    await waitFor('the sleeper to start', () => children().length > 0);
-    const sleeper = children()[0]!;
+    assert.ok(alive(sleeper) && alive(reaper) && alive(spawnerPid));
     server.kill('SIGKILL');
     await waitFor('the spawner, the reaper and the sleeper to be gone', () =>
       [spawnerPid, reaper, sleeper].every((pid) => !alive(pid)),

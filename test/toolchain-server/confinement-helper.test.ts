@@ -119,7 +119,7 @@ describe('toolyard-confine on this kernel', () => {
     assert.equal(ok.stderr, 'err\n');
     assert.equal(ok.reports.length, 2);
     assert.equal(ok.reports[0]?.rules, '1');
-    assert.deepEqual(ok.reports[1], { done: '', killed: '0', timeout: '0' });
+    assert.deepEqual(ok.reports[1], { done: '', killed: '0', timeout: '0', status: String(7 << 8) });
     const killed = helper(['--ro', '/', '--', '/bin/sh', '-c', 'kill -USR1 $$']);
     assert.equal(killed.signal, 'SIGUSR1');
   });

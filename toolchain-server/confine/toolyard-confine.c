@@ -437,6 +437,8 @@ static void run_one(int argc, char **argv, char **envp) {
     die("exec", e, e == -ENOENT ? EXIT_NOT_FOUND : EXIT_EXEC);
   }
   if (ruleset >= 0) sys1(NR_close, ruleset);
+  /* Only the command and its descendants hold its streams: they close when the last of them is gone. */
+  for (int fd = 0; fd < 3; fd++) if (fd != report_fd) sys1(NR_close, fd);
 
   /* Wait for the command; on SIGTERM/SIGINT/SIGHUP or the timeout, terminate, then kill after the grace. */
   i64 deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0, kill_at = 0;
@@ -469,6 +471,8 @@ static void run_one(int argc, char **argv, char **envp) {
   put("confine v=1 done killed=");
   putn((u64)killed, 0);
   put(timed_out ? " timeout=1" : " timeout=0");
+  put(" status=");
+  putn((u64)(u32)status, 0);
   /* Nothing of the call is left to write into it: most calls leave it empty (one rmdir); else the server removes it. */
   if (scratch) put(sys3(NR_unlinkat, AT_FDCWD, scratch, AT_REMOVEDIR) == 0 ? " scratch=removed" : " scratch=kept");
   flush();
@@ -491,6 +495,9 @@ static void run_one(int argc, char **argv, char **envp) {
 enum { SFD_NONBLOCK = O_NONBLOCK, SFD_CLOEXEC = O_CLOEXEC, POLLIN = 1, POLLERR = 8, POLLHUP = 16 };
 struct pollfd { int fd; short events, revents; };
 struct call { u32 id; int pid, fd[3], reaped, done_seen, status; i64 drain_at; };
+/* A call ends when its reaper said done and its streams are closed (the reaper's own exit is not waited for: its
+   status came with the done line), or, when the reaper died without saying done, once it is reaped and its
+   streams are closed (or 500 ms later). */
 static struct call calls[MAXCALLS];
 static int ncalls;
 static char inbuf[INBUF];
@@ -614,7 +621,6 @@ static void start_call(u32 id, const char *payload, unsigned long n) {
   struct call *c = &calls[ncalls++];
   c->id = id, c->pid = (int)pid, c->fd[0] = out[0], c->fd[1] = err[0], c->fd[2] = rep[0];
   c->reaped = 0, c->done_seen = 0, c->status = 0, c->drain_at = 0;
-  send_number('S', id, pid);
 }
 
 /* A signal for a live call's reaper (SIGTERM: terminate, then kill after the grace; the reaper does the rest). */
@@ -653,13 +659,25 @@ static void end_call(int k) {
   calls[k] = calls[--ncalls];
 }
 
+/* Notes a `done … status=N` line in what the report pipe just gave (one write, so one read). */
+static void done_line(struct call *c, i64 r) {
+  for (i64 q = 0; q + 4 <= r; q++) {
+    if (obuf[q] != 'd' || obuf[q + 1] != 'o' || obuf[q + 2] != 'n' || obuf[q + 3] != 'e') continue;
+    for (i64 k = q; k + 8 <= r && obuf[k] != '\n'; k++) {
+      if (obuf[k] != ' ' || obuf[k + 1] != 's' || obuf[k + 2] != 't' || obuf[k + 6] != 's' || obuf[k + 7] != '=') continue;
+      i64 v = 0;
+      for (k += 8; k < r && obuf[k] >= '0' && obuf[k] <= '9'; k++) v = v * 10 + (obuf[k] - '0');
+      c->done_seen = 1, c->status = (int)v;
+      return;
+    }
+  }
+}
+
 /* Relays what one of a call's pipes holds now; closes it at its end. 2: relayed, 1: nothing yet, 0: closed. */
 static int relay(struct call *c, int s) {
   i64 r = sys3(NR_read, c->fd[s], obuf, CHUNK);
   if (r > 0) {
-    if (s == 2)
-      for (i64 q = 0; q + 4 <= r; q++)
-        if (obuf[q] == 'd' && obuf[q + 1] == 'o' && obuf[q + 2] == 'n' && obuf[q + 3] == 'e') c->done_seen = 1;
+    if (s == 2) done_line(c, r);
     send_frame((char)('1' + s), c->id, obuf, (unsigned long)r);
     return 2;
   }
@@ -676,10 +694,11 @@ static void reap(int self) {
     for (int k = 0; k < ncalls; k++) {
       struct call *c = &calls[k];
       if (c->pid != pid || c->reaped) continue;
-      c->reaped = 1, c->status = st, c->drain_at = now_ms() + DRAIN_MS;
+      c->reaped = 1, c->drain_at = now_ms() + DRAIN_MS;
       /* Its report is complete now (the reaper was its only writer): read it before judging how it ended. */
       while (c->fd[2] >= 0 && relay(c, 2) == 2) {}
       if (!c->done_seen) {
+        c->status = st;
         /* The reaper died before it was done (killed from outside): its leftovers are orphans now. */
         sys2(NR_kill, -c->pid, SIGKILL);
         spared = live_reaper;
@@ -735,8 +754,10 @@ static void serve(void) {
     t = now_ms();
     for (int k = ncalls - 1; k >= 0; k--) {
       struct call *c = &calls[k];
+      int streams = c->fd[0] >= 0 || c->fd[1] >= 0;
+      if (c->done_seen && !streams) { end_call(k); continue; }
       if (!c->reaped) continue;
-      int open = c->fd[0] >= 0 || c->fd[1] >= 0 || c->fd[2] >= 0;
+      int open = streams || c->fd[2] >= 0;
       if (open && t < c->drain_at) continue;
       if (open) sys2(NR_kill, -c->pid, SIGKILL); /* whatever still holds the pipes */
       end_call(k);

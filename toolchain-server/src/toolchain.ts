@@ -710,9 +710,9 @@ export class Toolchain {
         });
       });
     }
-    const killed = this.groups.size;
-    await this.groups.killAll(this.killGraceMs);
-    this.spawner?.close();
+    const killed = this.groups.size + (this.spawner?.calls ?? 0);
+    // Confined calls end through their reapers (SIGTERM, then SIGKILL after the grace); unconfined ones by group.
+    await Promise.all([this.spawner?.close(this.killGraceMs + 1000), this.groups.killAll(this.killGraceMs)]);
     if (this.scratchBase) rmSync(this.scratchBase, { recursive: true, force: true });
     return { killed };
   }

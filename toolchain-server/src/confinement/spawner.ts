@@ -6,9 +6,9 @@
  *
  * Frames both ways: u32 length of what follows (little-endian), a kind byte, the u32 call id, the payload.
  * In: `R` run (u32 argc, u32 envc, then argc + envc NUL-terminated strings: the helper's options and command,
- * then the environment), `K` signal (one byte: SIGTERM or SIGKILL, to the call's reaper). Out: `S` started
- * (reaper pid), `1`/`2`/`3` stdout/stderr/report bytes, `E` ended (the reaper's wait status: the command's,
- * relayed), `X` could not start (errno).
+ * then the environment), `K` signal (one byte: SIGTERM or SIGKILL, to the call's reaper). Out: `1`/`2`/`3`
+ * stdout/stderr/report bytes, `E` ended (the command's wait status), `X` could not start (errno). Calls run by the
+ * spawner are not process groups of the server's: `close()` ends them (and the spawner dies with the server).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
@@ -47,7 +47,6 @@ interface PendingCall {
   readonly stdout: TailBuffer;
   readonly stderr: TailBuffer;
   report: string;
-  readonly onStarted: (pid: number) => void;
   readonly onEnded: (status: number) => void;
   readonly onFailed: (error: ToolError) => void;
 }
@@ -112,7 +111,6 @@ export class ConfineSpawner {
       const id = this.nextId++;
       const stdout = new TailBuffer(req.maxOutputBytes);
       const stderr = new TailBuffer(req.maxOutputBytes);
-      let pid: number | undefined;
       let timedOut = false;
       let cancelled = false;
       let settled = false;
@@ -126,7 +124,6 @@ export class ConfineSpawner {
         clearTimeout(killTimer);
         clearInterval(progressTimer);
         req.signal?.removeEventListener('abort', onAbort);
-        if (pid !== undefined) req.onGroup?.(undefined);
       };
       // SIGTERM to the reaper: it terminates the command and everything it started, and kills after its grace.
       // Should the reaper itself not end by then, SIGKILL it: the spawner then kills its orphans.
@@ -155,10 +152,6 @@ export class ConfineSpawner {
         stdout,
         stderr,
         report: '',
-        onStarted: (reaper) => {
-          pid = reaper;
-          req.onGroup?.(reaper);
-        },
         onEnded: (status) => {
           if (settled) return;
           cleanup();
@@ -297,14 +290,26 @@ export class ConfineSpawner {
     const text = payload.toString('latin1');
     if (kind === 0x33) {
       if (call.report.length < 4096) call.report += text;
-    } else if (kind === 0x53) call.onStarted(Number(text));
-    else if (kind === 0x45) call.onEnded(Number(text));
+    } else if (kind === 0x45) call.onEnded(Number(text));
     else if (kind === 0x58)
       call.onFailed(new ToolError('TOOLYARD_SPAWN_FAILED', `could not start the call: errno ${text}`));
   }
 
-  /** Ends the spawner: every live call's reaper gets SIGTERM, and the spawner exits once they are gone. */
-  close(): void {
-    this.child?.stdin?.end();
+  /**
+   * Ends the spawner: every live call's reaper gets SIGTERM (and kills after its grace), and the spawner exits once
+   * they are gone. Resolves then, or after `waitMs` at most.
+   */
+  close(waitMs = 0): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    child.stdin?.end();
+    if (waitMs <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, waitMs);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 }
