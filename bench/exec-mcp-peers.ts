@@ -1,7 +1,7 @@
 /**
  * toolyard's toolchain server side by side with the most-used exec MCP servers from npm, in the same run and
- * driven the same way (the MCP client SDK, one client per server, calls interleaved round-robin so load drift
- * hits all alike):
+ * driven the same way (the MCP client SDK, one client per server; latency in rotating blocks of 25 calls so load
+ * drift hits all alike, while no call pays for another server's trailing work):
  * - `@wonderwhy-er/desktop-commander` (`start_process`, stdio; the most downloaded exec server),
  * - `mcp-server-commands` (`run_command`, stdio).
  * Each is installed on demand, pinned, into ~/.cache/toolyard/bench-mcp (`npm install --ignore-scripts`: a
@@ -33,6 +33,7 @@ export const PEER_PACKAGES = {
 
 const CACHE = join(homedir(), '.cache', 'toolyard', 'bench-mcp');
 const LATENCY_SAMPLES = 200;
+const LATENCY_BLOCK = 25;
 const THROUGHPUT_CALLS = 200;
 const THROUGHPUT_CONCURRENCY = 8;
 const FLOOD = 100;
@@ -250,11 +251,17 @@ export async function comparePeers(toolyard: {
       });
     }, 20);
     const latency: number[][] = subjects.map(() => []);
-    for (let i = 0; i < LATENCY_SAMPLES; i++)
+    // Rotating blocks: each subject's calls back to back (a call right after another server's would pay for that
+    // server's trailing work: desktop-commander keeps working after it answers), subjects alternating every
+    // block so drift in the machine's load reaches all of them alike.
+    for (let round = 0; round < LATENCY_SAMPLES / LATENCY_BLOCK; round++)
       for (const [k, s] of subjects.entries()) {
-        const t = performance.now();
-        await s.runTrue();
-        latency[k]!.push(performance.now() - t);
+        await s.runTrue(); // the first call of a block settles the switch from the previous subject
+        for (let i = 0; i < LATENCY_BLOCK; i++) {
+          const t = performance.now();
+          await s.runTrue();
+          latency[k]!.push(performance.now() - t);
+        }
       }
     const throughput: number[] = [];
     for (const s of subjects) {

@@ -424,7 +424,7 @@ async function main(): Promise<void> {
   if (peers)
     lines.push(
       '',
-      'exec MCP servers side by side (same run, interleaved; `true` per call):',
+      'exec MCP servers side by side (same run, latency in rotating blocks; `true` per call):',
       peerTable(peers),
     );
   process.stdout.write(`${lines.join('\n')}\n`);
