@@ -269,6 +269,64 @@ setInterval(() => {}, 1000);
     assert.equal(parseReports(reused.confineReport).find((r) => r.error !== undefined)?.error, 'scratch');
   });
 
+  it("a confined command cannot take the server's end of the spawner's socket (control: unconfined, it can)", async (t) => {
+    if (spawnSync('python3', ['--version']).error) return t.skip('python3 is not installed');
+    // A run request for an unconfined command, as a command would forge it, written to a duplicate of the server's
+    // end of the spawner's request socket taken with pidfd_getfd (here this test process is the server). The
+    // socket cannot be opened again through /proc, and the spawner's own end sends to the server, not to it.
+    const mark = join(dir, 'injected');
+    const forged = (id: number) => {
+      const strings = [
+        '--simulate-no-landlock',
+        '--mode',
+        'best-effort',
+        '--',
+        '/bin/sh',
+        '-c',
+        `echo $$ > ${mark}`,
+      ];
+      const body = Buffer.from(`${strings.join('\0')}\0`);
+      const head = Buffer.alloc(17);
+      head.writeUInt32LE(13 + body.length, 0);
+      head[4] = 0x52;
+      head.writeUInt32LE(id, 5);
+      head.writeUInt32LE(strings.length, 9);
+      head.writeUInt32LE(0, 13);
+      return Buffer.concat([head, body]);
+    };
+    const inject = join(dir, 'inject.py');
+    writeFileSync(
+      inject,
+      [
+        'import ctypes, os, sys',
+        'libc = ctypes.CDLL(None, use_errno=True)',
+        'fd = libc.syscall(438, os.pidfd_open(int(sys.argv[1])), int(sys.argv[2]), 0)  # pidfd_getfd',
+        "if fd < 0: sys.exit('pidfd_getfd: ' + os.strerror(ctypes.get_errno()))",
+        "os.write(fd, open(sys.argv[3], 'rb').read())",
+        '',
+      ].join('\n'),
+    );
+    await call('true'); // the spawner is running
+    const target = `${process.pid} ${spawner.requestFd}`;
+    writeFileSync(join(dir, 'frame-1'), forged(0x7fff0001));
+    const attack = await call(`python3 ${inject} ${target} ${join(dir, 'frame-1')}`, {
+      helperArgs: ['--mode', 'required', '--ro', '/', '--rw', dir],
+    });
+    assert.notEqual(attack.exitCode, 0, 'the command got no duplicate of the socket');
+    assert.match(attack.stderr, /pidfd_getfd: Operation not permitted/);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(existsSync(mark), false, 'nothing injected ran');
+    // Control: the same script outside any Landlock domain takes the socket and the spawner runs the forged request
+    // (as root here: with Yama's ptrace scope, a child of another uid-mate could not even unconfined).
+    if (process.getuid?.() !== 0) return;
+    writeFileSync(join(dir, 'frame-2'), forged(0x7fff0002));
+    const control = spawnSync('python3', [inject, ...target.split(' '), join(dir, 'frame-2')], {
+      encoding: 'utf8',
+    });
+    assert.equal(control.status, 0, control.stderr);
+    await waitFor('the injected command to run', () => existsSync(mark));
+  });
+
   it('refuses an argument with a NUL byte before anything starts', async () => {
     await assert.rejects(
       call('echo x', { args: ['-c', 'echo a\0b'] }),

@@ -487,7 +487,7 @@ static void run_one(int argc, char **argv, char **envp) {
 }
 
 /* ---- the resident spawner (--serve): frames in on fd 0, frames out on fd 1 (docs/confinement.md) ---- */
-#define MAXCALLS 512
+#define MAXCALLS 4096
 #define INBUF (4UL << 20)
 #define MAXSTR 262144
 #define CHUNK 65536
@@ -503,7 +503,7 @@ static int ncalls;
 static char inbuf[INBUF];
 static unsigned long inlen;
 static char obuf[CHUNK];
-static char *req[MAXSTR + 3];
+static char *req[MAXSTR + 4];
 /* `--simulate-no-landlock --serve` (tests only): every call behaves as on a kernel without Landlock. */
 static int serve_simulate;
 static struct pollfd pfds[2 + 3 * MAXCALLS];
@@ -574,7 +574,7 @@ static void start_call(u32 id, const char *payload, unsigned long n) {
   int out[2], err[2], rep[2];
   if (ncalls >= MAXCALLS || n < 8) { send_number('X', id, n < 8 ? EINVAL : EAGAIN); return; }
   u32 argc = get32(payload), envc = get32(payload + 4);
-  if (argc + envc > MAXSTR || argc == 0) { send_number('X', id, EINVAL); return; }
+  if (argc == 0 || argc > MAXSTR || envc > MAXSTR || argc + envc > MAXSTR) { send_number('X', id, EINVAL); return; }
   i64 e = sys2(NR_pipe2, out, O_CLOEXEC);
   if (e == 0) { e = sys2(NR_pipe2, err, O_CLOEXEC); if (e < 0) sys1(NR_close, out[0]), sys1(NR_close, out[1]); }
   if (e == 0) {

@@ -71,6 +71,11 @@ export class ConfineSpawner {
     return this.child?.pid;
   }
 
+  /** This process's descriptor of the spawner's request socket (tests: whoever holds it can ask for any call). */
+  get requestFd(): number | undefined {
+    return (this.child?.stdin as unknown as { _handle?: { fd?: number } } | undefined)?._handle?.fd;
+  }
+
   run(req: ConfinedRunRequest): Promise<RunResult> {
     return new Promise((resolve, reject) => {
       const started = performance.now();
@@ -292,7 +297,14 @@ export class ConfineSpawner {
       if (call.report.length < 4096) call.report += text;
     } else if (kind === 0x45) call.onEnded(Number(text));
     else if (kind === 0x58)
-      call.onFailed(new ToolError('TOOLYARD_SPAWN_FAILED', `could not start the call: errno ${text}`));
+      call.onFailed(
+        new ToolError(
+          'TOOLYARD_SPAWN_FAILED',
+          text === '11'
+            ? 'could not start the call: the confinement spawner runs at most 4096 calls at once (lower limits.maxConcurrency)'
+            : `could not start the call: errno ${text}`,
+        ),
+      );
   }
 
   /**
