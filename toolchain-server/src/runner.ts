@@ -155,6 +155,38 @@ export function callResult(out: CallOutput): RunResult {
   };
 }
 
+/**
+ * The clock of one running call: `stop('timeout')` after `timeoutMs`, `stop('cancel')` when the request's signal
+ * aborts, progress every `progressIntervalMs`. Returns the function that ends all three.
+ */
+export function watchCall(
+  req: RunRequest,
+  started: number,
+  stdout: TailBuffer,
+  stderr: TailBuffer,
+  stop: (why: 'timeout' | 'cancel') => void,
+): () => void {
+  const timeout = setTimeout(() => stop('timeout'), req.timeoutMs);
+  const onAbort = () => stop('cancel');
+  if (req.signal?.aborted) queueMicrotask(onAbort);
+  else req.signal?.addEventListener('abort', onAbort, { once: true });
+  const progress =
+    req.onProgress && req.progressIntervalMs
+      ? setInterval(() => {
+          req.onProgress?.({
+            elapsedMs: Math.round(performance.now() - started),
+            stdoutBytes: stdout.total,
+            stderrBytes: stderr.total,
+          });
+        }, req.progressIntervalMs)
+      : undefined;
+  return () => {
+    clearTimeout(timeout);
+    clearInterval(progress);
+    req.signal?.removeEventListener('abort', onAbort);
+  };
+}
+
 /** Signals a whole process group, ignoring a group that is already gone. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   try {
@@ -211,7 +243,6 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
     let exitSignal: string | null = null;
     let cancelKill: (() => void) | undefined;
     let drainTimer: NodeJS.Timeout | undefined;
-    let progressTimer: NodeJS.Timeout | undefined;
 
     if (pgid !== undefined) req.onGroup?.(pgid);
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -230,28 +261,14 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
       cancelKill = terminateGroup(pgid, req.killGraceMs, () => settled);
     };
 
-    const timeout = setTimeout(() => stop('timeout'), req.timeoutMs);
-    const onAbort = () => stop('cancel');
-    if (req.signal?.aborted) queueMicrotask(onAbort);
-    else req.signal?.addEventListener('abort', onAbort, { once: true });
-    if (req.onProgress && req.progressIntervalMs) {
-      progressTimer = setInterval(() => {
-        req.onProgress?.({
-          elapsedMs: Math.round(performance.now() - started),
-          stdoutBytes: stdout.total,
-          stderrBytes: stderr.total,
-        });
-      }, req.progressIntervalMs);
-    }
+    const unwatch = watchCall(req, started, stdout, stderr, stop);
 
     const finish = () => {
       if (settled) return;
       settled = true;
-      clearTimeout(timeout);
+      unwatch();
       clearTimeout(drainTimer);
-      clearInterval(progressTimer);
       cancelKill?.();
-      req.signal?.removeEventListener('abort', onAbort);
       // Nothing of the group may outlive the call: kill stragglers that are still in it.
       if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
       req.onGroup?.(undefined);
@@ -276,9 +293,7 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
       if (settled) return;
       if (pgid === undefined) {
         settled = true;
-        clearTimeout(timeout);
-        clearInterval(progressTimer);
-        req.signal?.removeEventListener('abort', onAbort);
+        unwatch();
         reject(new ToolError('TOOLYARD_SPAWN_FAILED', `could not start ${req.argv0}: ${error.message}`));
       }
     });

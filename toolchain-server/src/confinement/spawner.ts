@@ -14,7 +14,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { ToolError } from '../errors.ts';
 import { noteBytesRead } from '../reclaim.ts';
-import { callResult, type RunRequest, type RunResult, TailBuffer } from '../runner.ts';
+import { callResult, type RunRequest, type RunResult, TailBuffer, watchCall } from '../runner.ts';
 
 /** What a confined call needs beyond a plain run: the helper's options and the checked cwd's identity. */
 export interface ConfinedRunRequest extends RunRequest {
@@ -120,15 +120,12 @@ export class ConfineSpawner {
       let cancelled = false;
       let settled = false;
       let killTimer: NodeJS.Timeout | undefined;
-      let progressTimer: NodeJS.Timeout | undefined;
 
       const cleanup = () => {
         settled = true;
         this.pending.delete(id);
-        clearTimeout(timeout);
+        unwatch();
         clearTimeout(killTimer);
-        clearInterval(progressTimer);
-        req.signal?.removeEventListener('abort', onAbort);
       };
       // SIGTERM to the reaper: it terminates the command and everything it started, and kills after its grace.
       // Should the reaper itself not end by then, SIGKILL it: the spawner then kills its orphans.
@@ -139,19 +136,7 @@ export class ConfineSpawner {
         this.signal(id, constants.signals.SIGTERM);
         killTimer = setTimeout(() => this.signal(id, constants.signals.SIGKILL), req.killGraceMs + 1000);
       };
-      const timeout = setTimeout(() => stop('timeout'), req.timeoutMs);
-      const onAbort = () => stop('cancel');
-      if (req.signal?.aborted) queueMicrotask(onAbort);
-      else req.signal?.addEventListener('abort', onAbort, { once: true });
-      if (req.onProgress && req.progressIntervalMs) {
-        progressTimer = setInterval(() => {
-          req.onProgress?.({
-            elapsedMs: Math.round(performance.now() - started),
-            stdoutBytes: stdout.total,
-            stderrBytes: stderr.total,
-          });
-        }, req.progressIntervalMs);
-      }
+      const unwatch = watchCall(req, started, stdout, stderr, stop);
 
       const call: PendingCall = {
         stdout,
