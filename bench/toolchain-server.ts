@@ -1,8 +1,8 @@
 /**
  * Benchmark of the toolchain server, run against the shipped single-file bundle. Prints, from one run:
- * p50/p99 of exec_allowed ["true"] over MCP HTTP vs a bare spawn("true") and their ratio; confined vs `off`,
- * and the resident spawner alone with and without Landlock; calls/s at
- * concurrency 1, 8 and 32; idle RSS; start-to-ready time; peak RSS while a child prints 200 MB with a 1 MB cap.
+ * p50/p99 of exec_allowed ["true"] over MCP HTTP vs a bare spawn("true") and their ratio, with confinement
+ * (best-effort) and `off` — the three sampled in rotating blocks; the resident spawner alone with and without
+ * Landlock; calls/s at concurrency 1, 8 and 32; idle RSS; start-to-ready time; peak RSS while a child prints 200 MB with a 1 MB cap.
  *
  * The server runs as in a pod: a bearer token from a file (every call authenticated), and an environment with
  * more than the passthrough names, so it re-executes itself with a scrubbed one before it listens (that
@@ -27,6 +27,9 @@ import { comparePeers, peerTable } from './exec-mcp-peers.ts';
 
 const SPAWN_SAMPLES = 500;
 const MCP_SAMPLES = 500;
+const SAMPLE_BLOCK = 25;
+/** Each server's calls in the sampled phase: the samples and one settling call per block. */
+const CALLS_PER_SERVER = MCP_SAMPLES + MCP_SAMPLES / SAMPLE_BLOCK;
 const THROUGHPUT_CALLS = 800;
 
 function percentile(sorted: number[], p: number): number {
@@ -67,18 +70,15 @@ function cpuMsOf(pid: number): number {
   );
 }
 
-async function bareSpawn(): Promise<number[]> {
-  const times: number[] = [];
-  for (let i = 0; i < SPAWN_SAMPLES + 50; i++) {
-    const t = performance.now();
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn('true', [], { stdio: ['ignore', 'pipe', 'pipe'] });
-      child.once('error', reject);
-      child.once('close', () => resolve());
-    });
-    if (i >= 50) times.push(performance.now() - t);
-  }
-  return times.sort((a, b) => a - b);
+/** One bare spawn("true") from this process, in ms. */
+async function bareSpawnOnce(): Promise<number> {
+  const t = performance.now();
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('true', [], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.once('error', reject);
+    child.once('close', () => resolve());
+  });
+  return performance.now() - t;
 }
 
 /**
@@ -123,6 +123,12 @@ async function spawnerAlone(
     spawner.close();
   }
   return { confined: confined.sort((x, y) => x - y), noLandlock: noLandlock.sort((x, y) => x - y) };
+}
+
+/** exec_allowed ["true"] through `client`; throws when it did not run. */
+async function execTrue(client: ReturnType<typeof makeClient>): Promise<void> {
+  const r = await client.exec(['true']);
+  if (r.isError) throw new Error('true failed');
 }
 
 interface Server {
@@ -290,7 +296,6 @@ async function main(): Promise<void> {
 
   for (let i = 0; i < 100; i++) await client.exec(['true']);
 
-  const bare = await bareSpawn();
   const policy = staticPolicy({
     config: toolchainServerConfigSchema.parse(JSON.parse(readFileSync(configPath, 'utf8'))),
     ownFiles: [configPath, dirname(BUNDLE_PATH)],
@@ -302,31 +307,40 @@ async function main(): Promise<void> {
     join(dir, 'calls'),
     workspace,
   );
-  // Confined and unconfined servers sampled alternately, so drift on a shared machine hits both alike.
+  // A bare spawn, the confined server and the unconfined one sampled in turn, so drift on a shared machine hits
+  // all three alike (the ratio compares like with like).
   const offServer = await startServer(offConfigPath);
   const offClient = makeClient(offServer.port);
   await offClient.initialize();
   for (let i = 0; i < 100; i++) await offClient.exec(['true']);
   const mcp: number[] = [];
   const mcpOff: number[] = [];
+  for (let i = 0; i < 50; i++) await bareSpawnOnce();
+  const bare: number[] = [];
   const cpuBefore = { on: cpuMsOf(pid), off: cpuMsOf(offServer.child.pid!) };
-  for (let i = 0; i < MCP_SAMPLES; i++) {
-    for (const [c, samples] of [
-      [client, mcp],
-      [offClient, mcpOff],
-    ] as const) {
-      const t = performance.now();
-      const r = await c.exec(['true']);
-      samples.push(performance.now() - t);
-      if (r.isError) throw new Error('true failed');
+  // Rotating blocks of SAMPLE_BLOCK: each sample follows one of its own kind (a sample right after another
+  // subject's would pay for that subject's trailing work), and the rotation spreads drift over all three.
+  const subjects: readonly [() => Promise<unknown>, number[]][] = [
+    [() => bareSpawnOnce(), bare],
+    [() => execTrue(client), mcp],
+    [() => execTrue(offClient), mcpOff],
+  ];
+  for (let round = 0; round < MCP_SAMPLES / SAMPLE_BLOCK; round++)
+    for (const [run, samples] of subjects) {
+      await run(); // settles the switch from the previous subject
+      for (let i = 0; i < SAMPLE_BLOCK; i++) {
+        const t = performance.now();
+        await run();
+        samples.push(performance.now() - t);
+      }
     }
-  }
   const cpuPerCall = {
-    on: (cpuMsOf(pid) - cpuBefore.on) / MCP_SAMPLES,
-    off: (cpuMsOf(offServer.child.pid!) - cpuBefore.off) / MCP_SAMPLES,
+    on: (cpuMsOf(pid) - cpuBefore.on) / CALLS_PER_SERVER,
+    off: (cpuMsOf(offServer.child.pid!) - cpuBefore.off) / CALLS_PER_SERVER,
   };
   mcp.sort((a, b) => a - b);
   mcpOff.sort((a, b) => a - b);
+  bare.sort((a, b) => a - b);
   const ready = (await (await fetch(`http://127.0.0.1:${server.port}/readyz`)).json()) as {
     confinement: { abi: number };
   };
