@@ -1,7 +1,7 @@
 /**
  * The resident spawner: one `toolyard-confine --serve` process, started on the first confined call, that forks a
  * reaper per call (which confines, runs and cleans up exactly as the command line form does) and relays each
- * call's stdout, stderr and report back as frames. A call then costs a fork of a 20 KB static process instead of
+ * call's stdout, stderr and report back as frames. A call then costs a fork of a 10 KB static process instead of
  * a fork of the ~70 MB server, plus an exec of the helper (docs/confinement.md, "The resident spawner").
  *
  * Frames both ways: u32 length of what follows (little-endian), a kind byte, the u32 call id, the payload.
