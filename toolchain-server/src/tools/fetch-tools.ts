@@ -27,6 +27,7 @@ import {
   commonInputShape,
   type ExecPlan,
   type ExecTool,
+  execTool,
   type PlanContext,
   workspacePath,
 } from './types.ts';
@@ -34,6 +35,7 @@ import {
 /** The directory of a `pip` cache that `pip_download` fills and offline installs read (`PIP_FIND_LINKS`). */
 export const PIP_WHEELHOUSE = 'wheelhouse';
 
+/** A fetch tool: one binary, and `fetch: true` (its calls alone get the proxy under `phase: fetch`). */
 function fetchTool<I extends CommonInput>(
   group: ToolPreset,
   name: string,
@@ -43,18 +45,7 @@ function fetchTool<I extends CommonInput>(
   binary: string,
   plan: (input: I, ctx: PlanContext) => ExecPlan,
 ): ExecTool {
-  const typed: ExecTool<I> = {
-    kind: 'exec',
-    group,
-    name,
-    title,
-    description,
-    input,
-    binaries: [binary],
-    plan,
-    fetch: true,
-  };
-  return typed as unknown as ExecTool;
+  return execTool(group, name, title, description, input, [binary], plan, { fetch: true });
 }
 
 const onlyCommon = z.object({ ...commonInputShape }).strict();

@@ -13,6 +13,7 @@ import {
   commonInputShape,
   type ExecPlan,
   type ExecTool,
+  execTool,
   type PlanContext,
   packageName,
   positional,
@@ -177,31 +178,6 @@ const helmTemplate = z
   })
   .strict();
 
-/** Erases a tool's input type for the registry; the input schema still guards every call. */
-function tool<I extends CommonInput>(
-  group: ToolPreset,
-  name: string,
-  title: string,
-  description: string,
-  input: z.ZodType<I>,
-  binaries: readonly string[],
-  plan: (input: I, ctx: PlanContext) => ExecPlan,
-  optionalBinaries: readonly string[] = [],
-): ExecTool {
-  const typed: ExecTool<I> = {
-    kind: 'exec',
-    group,
-    name,
-    title,
-    description,
-    input,
-    binaries,
-    optionalBinaries,
-    plan,
-  };
-  return typed as unknown as ExecTool;
-}
-
 function readScripts(cwd: string): Record<string, unknown> {
   let manifest: unknown;
   try {
@@ -217,7 +193,7 @@ function readScripts(cwd: string): Record<string, unknown> {
 
 const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
   go: [
-    tool(
+    execTool(
       'go',
       'go_test',
       'go test',
@@ -233,11 +209,11 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
         return { command: 'go', args: [...args, ...goPackageArgs(i.packages)] };
       },
     ),
-    tool('go', 'go_vet', 'go vet', 'Runs go vet on package patterns.', goPackagesOnly, ['go'], (i) => ({
+    execTool('go', 'go_vet', 'go vet', 'Runs go vet on package patterns.', goPackagesOnly, ['go'], (i) => ({
       command: 'go',
       args: ['vet', ...goPackageArgs(i.packages)],
     })),
-    tool(
+    execTool(
       'go',
       'go_build',
       'go build',
@@ -251,7 +227,7 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
     ),
   ],
   python: [
-    tool(
+    execTool(
       'python',
       'pytest',
       'pytest',
@@ -268,7 +244,7 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
         return { command: 'pytest', args: [...args, ...paths] };
       },
     ),
-    tool(
+    execTool(
       'python',
       'ruff_check',
       'ruff check',
@@ -285,7 +261,7 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
         ],
       }),
     ),
-    tool(
+    execTool(
       'python',
       'ruff_format_check',
       'ruff format --check',
@@ -299,7 +275,7 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
     ),
   ],
   cargo: [
-    tool(
+    execTool(
       'cargo',
       'cargo_check',
       'cargo check',
@@ -311,7 +287,7 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
         args: ['check', '--color=never', ...cargoArgs(i), ...(i.allTargets ? ['--all-targets'] : [])],
       }),
     ),
-    tool(
+    execTool(
       'cargo',
       'cargo_test',
       'cargo test',
@@ -325,7 +301,7 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
         return { command: 'cargo', args };
       },
     ),
-    tool(
+    execTool(
       'cargo',
       'cargo_fmt_check',
       'cargo fmt --check',
@@ -337,7 +313,7 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
         args: ['fmt', '--all', '--check'],
       }),
     ),
-    tool(
+    execTool(
       'cargo',
       'cargo_clippy',
       'cargo clippy',
@@ -353,7 +329,7 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
     ),
   ],
   node: [
-    tool(
+    execTool(
       'node',
       'npm_test',
       'npm test',
@@ -365,7 +341,7 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
         args: ['test', '--no-update-notifier', '--no-fund', '--no-audit'],
       }),
     ),
-    tool(
+    execTool(
       'node',
       'npm_run',
       'npm run',
@@ -388,7 +364,7 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
         return { command: 'npm', args };
       },
     ),
-    tool(
+    execTool(
       'node',
       'tsc_check',
       'tsc --noEmit',
@@ -403,11 +379,11 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
         const local = workspacePath('node_modules/typescript/bin/tsc', 'typescript', ctx, 'file');
         return { command: 'node', args: [local, ...args] };
       },
-      ['tsc'],
+      { optionalBinaries: ['tsc'] },
     ),
   ],
   terraform: [
-    tool(
+    execTool(
       'terraform',
       'fmt_check',
       'terraform fmt -check',
@@ -426,7 +402,7 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
         ],
       }),
     ),
-    tool(
+    execTool(
       'terraform',
       'validate',
       'terraform validate',
@@ -440,7 +416,7 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
     ),
   ],
   helm: [
-    tool(
+    execTool(
       'helm',
       'helm_lint',
       'helm lint',
@@ -455,7 +431,7 @@ const BUILD_TOOLS: Readonly<Record<ToolPreset, readonly ExecTool[]>> = {
         return { command: 'helm', args };
       },
     ),
-    tool(
+    execTool(
       'helm',
       'helm_template',
       'helm template',

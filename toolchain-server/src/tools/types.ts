@@ -50,6 +50,34 @@ export interface ExecTool<I extends CommonInput = CommonInput> {
   callerEnv?(input: I): Readonly<Record<string, string>> | undefined;
 }
 
+/**
+ * An exec tool for the registry (presets and fetch tools alike), its input type erased; the input schema still
+ * guards every call.
+ */
+export function execTool<I extends CommonInput>(
+  group: ToolPreset,
+  name: string,
+  title: string,
+  description: string,
+  input: z.ZodType<I>,
+  binaries: readonly string[],
+  plan: (input: I, ctx: PlanContext) => ExecPlan,
+  more: { readonly optionalBinaries?: readonly string[]; readonly fetch?: boolean } = {},
+): ExecTool {
+  const typed: ExecTool<I> = {
+    kind: 'exec',
+    group,
+    name,
+    title,
+    description,
+    input,
+    binaries,
+    plan,
+    ...more,
+  };
+  return typed as unknown as ExecTool;
+}
+
 export const commonInputShape = {
   cwd: z
     .string()
