@@ -20,6 +20,27 @@ export function formatWarning(spec: LoadedSpec, warning: RenderWarning): string 
   return `warning: ${spec.file}:${spec.lineOf(warning.path)}: ${warning.path}: ${warning.message}`;
 }
 
+/**
+ * Renders one checked spec: the result and its warnings as every command prints them, or, when the renderer
+ * refuses it (AgentSpecError), its problems as printed. Any other error is a fault and is thrown.
+ */
+export function renderSpec(
+  spec: CheckedSpec,
+): { ok: true; rendered: RenderResult; warnings: string[] } | { ok: false; problems: string[] } {
+  try {
+    const rendered = renderAgent(spec.agent, spec.plan);
+    return { ok: true, rendered, warnings: rendered.warnings.map((w) => formatWarning(spec, w)) };
+  } catch (error) {
+    if (!(error instanceof AgentSpecError)) throw error;
+    return {
+      ok: false,
+      problems: error.problems.map((p) =>
+        formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }),
+      ),
+    };
+  }
+}
+
 export interface RenderedSpec {
   readonly spec: LoadedSpec;
   readonly rendered: RenderResult;
@@ -82,18 +103,13 @@ export async function renderSpecs<T = RenderedSpec>(
       named.push(released);
       // Once anything is wrong nothing is written: later specs are still checked, no longer rendered.
       if (checkErrors.length > 0 || readErrors.length > 0 || renderProblems) continue;
-      let rendered: RenderResult;
-      try {
-        rendered = renderAgent(spec.agent, spec.plan);
-      } catch (error) {
-        if (!(error instanceof AgentSpecError)) throw error;
-        renderProblems = error.problems.map((p) =>
-          formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }),
-        );
+      const result = renderSpec(spec);
+      if (!result.ok) {
+        renderProblems = result.problems;
         continue;
       }
-      for (const warning of rendered.warnings) warnings.push(formatWarning(spec, warning));
-      kept.push(keep({ spec: released, rendered }));
+      warnings.push(...result.warnings);
+      kept.push(keep({ spec: released, rendered: result.rendered }));
     }
   }
   const errors = [...pathErrors, ...readErrors, ...checkErrors, ...duplicateNames(named)];
@@ -127,20 +143,14 @@ export function renderCheckedSpecs(
   }
   const results: RenderedSpec[] = [];
   for (const spec of specs) {
-    let rendered: RenderResult;
-    try {
-      rendered = renderAgent(spec.agent, spec.plan);
-    } catch (error) {
-      if (!(error instanceof AgentSpecError)) throw error;
-      for (const p of error.problems)
-        io.stderr(formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }));
+    const result = renderSpec(spec);
+    if (!result.ok) {
+      for (const problem of result.problems) io.stderr(problem);
       io.stderr(outcome);
       return undefined;
     }
-    for (const warning of rendered.warnings) {
-      io.stderr(formatWarning(spec, warning));
-    }
-    results.push({ spec, rendered });
+    for (const warning of result.warnings) io.stderr(warning);
+    results.push({ spec, rendered: result.rendered });
   }
   return results;
 }

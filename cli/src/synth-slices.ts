@@ -8,12 +8,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { AgentSpecError } from '../../constructs/src/agent-spec-error.ts';
 import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
-import { renderAgent, toYamlDocuments } from '../../constructs/src/render.ts';
-import { formatSpecError, type SpecError } from '../../schema/src/load.ts';
+import { toYamlDocuments } from '../../constructs/src/render.ts';
+import type { SpecError } from '../../schema/src/load.ts';
 import { unreadable } from './read-specs.ts';
-import { formatWarning } from './render-specs.ts';
+import { renderSpec } from './render-specs.ts';
 import { StagingDirectory } from './write-files.ts';
 
 /** One agent of a valid file: what the merge needs to find names used twice and to report in order. */
@@ -61,19 +60,16 @@ export function synthSlice(
     for (const spec of checked.specs) {
       const name = spec.agent.metadata.name;
       const base = { name, file, nameLine: spec.lineOf('/metadata/name') };
-      try {
-        const rendered = renderAgent(spec.agent, spec.plan);
-        const output = `${name}.k8s.yaml`;
-        StagingDirectory.writeSync(staging, [{ path: output, content: toYamlDocuments(rendered.objects) }]);
-        const warnings = rendered.warnings.map((warning) => formatWarning(spec, warning));
-        agents.push({ ...base, warnings, staged: output });
-      } catch (error) {
-        if (!(error instanceof AgentSpecError)) throw error;
-        const renderProblems = error.problems.map((p) =>
-          formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }),
-        );
-        agents.push({ ...base, warnings: [], renderProblems });
+      const result = renderSpec(spec);
+      if (!result.ok) {
+        agents.push({ ...base, warnings: [], renderProblems: result.problems });
+        continue;
       }
+      const output = `${name}.k8s.yaml`;
+      StagingDirectory.writeSync(staging, [
+        { path: output, content: toYamlDocuments(result.rendered.objects) },
+      ]);
+      agents.push({ ...base, warnings: result.warnings, staged: output });
     }
     reports.push({ index, agents });
   }

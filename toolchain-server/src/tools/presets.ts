@@ -9,12 +9,9 @@ import type { ToolPreset } from '../config.ts';
 import { ToolError } from '../errors.ts';
 import { FETCH_TOOLS } from './fetch-tools.ts';
 import {
-  type CommonInput,
   commonInputShape,
-  type ExecPlan,
   type ExecTool,
   execTool,
-  type PlanContext,
   packageName,
   positional,
   workspacePath,

@@ -7,11 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { AgentSpecError } from '../../../../constructs/src/agent-spec-error.ts';
 import { checkSpecText } from '../../../../constructs/src/check-spec-text.ts';
-import { type RenderResult, renderAgent } from '../../../../constructs/src/render.ts';
 import { formatSpecError, type SpecError } from '../../../../schema/src/load.ts';
 import { duplicateNames } from '../../read-specs.ts';
+import { renderSpec } from '../../render-specs.ts';
 import { StagingDirectory } from '../../write-files.ts';
 import { type AgentSiteFiles, agentSiteFiles, type SiteOptions } from './build-site.ts';
 
@@ -57,17 +56,13 @@ export function buildSlice(files: readonly string[], options: SiteOptions, stagi
       const line = spec.lineOf('/metadata/name');
       result.names.push({ name: spec.agent.metadata.name, file: spec.file, line });
       named.push({ file: spec.file, agent: spec.agent, lineOf: () => line });
-      let rendered: RenderResult;
-      try {
-        rendered = renderAgent(spec.agent, spec.plan);
-      } catch (error) {
-        if (!(error instanceof AgentSpecError)) throw error;
-        for (const p of error.problems)
-          renderErrors.push(formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }));
+      const outcome = renderSpec(spec);
+      if (!outcome.ok) {
+        renderErrors.push(...outcome.problems);
         continue;
       }
-      for (const w of rendered.warnings)
-        result.warnings.push(`warning: ${spec.file}:${spec.lineOf(w.path)}: ${w.path}: ${w.message}`);
+      const rendered = outcome.rendered;
+      result.warnings.push(...outcome.warnings);
       // Once anything is wrong nothing is written: the rest is still checked and rendered, for its problems.
       if (readErrors.length + checkErrors.length + renderErrors.length > 0) continue;
       const share = agentSiteFiles(spec.file, rendered, options);
