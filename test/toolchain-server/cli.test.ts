@@ -1,10 +1,11 @@
 /** The command line: invalid configs exit non-zero naming the bad field; the listening line; --help. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { makeWorkspace, type Workspace } from './helpers.ts';
+import { SERVER_OWN_ENV } from '../../toolchain-server/src/policy/env.ts';
+import { connectClient, makeWorkspace, type Workspace } from './helpers.ts';
 import { SOURCE_ENTRY, startServerProcess } from './process-helpers.ts';
 
 function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
@@ -100,6 +101,42 @@ describe('toolyard-toolchain-server CLI', () => {
       const report = server.lines.find((l) => l.event === 'toolchain');
       assert.deepEqual(report?.missingBinaries, ['helm']);
       assert.match(server.stderr(), /not ready: missing binaries \[helm\]/);
+    } finally {
+      server.child.kill('SIGTERM');
+      assert.equal((await server.exited).code, 0);
+    }
+  });
+
+  it('re-executes with the passthrough names and its own malloc setting; a child gets neither the rest nor that setting', async () => {
+    const server = await startServerProcess({
+      dir: ws.outside,
+      config: {
+        name: 'env',
+        listen: { host: '127.0.0.1', port: 0 },
+        workspaceRoots: [ws.root],
+        tools: { mode: 'exec', allowedCommands: ['printenv'] },
+        env: { passthrough: ['PATH'] },
+        limits: { confinement: 'off' },
+      },
+      env: {
+        PATH: '/usr/bin:/bin',
+        HOME: '/home/x',
+        GLIBC_TUNABLES: 'glibc.malloc.arena_max=9',
+        SECRET: 'canary',
+      },
+    });
+    try {
+      const environ = readFileSync(`/proc/${server.child.pid}/environ`, 'utf8').split('\0').filter(Boolean);
+      assert.deepEqual(
+        environ.sort(),
+        ['PATH=/usr/bin:/bin', `GLIBC_TUNABLES=${SERVER_OWN_ENV.GLIBC_TUNABLES}`].sort(),
+      );
+      const client = await connectClient(server.url);
+      const result = await client.callTool({ name: 'exec_allowed', arguments: { command: ['printenv'] } });
+      const text = (result.content as { type: string; text: string }[]).map((c) => c.text).join('');
+      assert.doesNotMatch(text, /GLIBC_TUNABLES|SECRET|HOME=\/home\/x/);
+      assert.match(text, /^PATH=\/usr\/bin:\/bin$/m);
+      await client.close();
     } finally {
       server.child.kill('SIGTERM');
       assert.equal((await server.exited).code, 0);

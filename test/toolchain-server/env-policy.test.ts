@@ -8,7 +8,13 @@ import {
   toolchainServerConfigSchema,
 } from '../../toolchain-server/src/config.ts';
 import { ToolError } from '../../toolchain-server/src/errors.ts';
-import { applyCallerEnv, buildBaseEnv, refusedEnvReason } from '../../toolchain-server/src/policy/env.ts';
+import {
+  applyCallerEnv,
+  buildBaseEnv,
+  refusedEnvReason,
+  SERVER_OWN_ENV,
+  serverProcessEnvironment,
+} from '../../toolchain-server/src/policy/env.ts';
 import { DEFAULT_PASSTHROUGH } from '../../toolchain-server/src/policy/env-names.ts';
 import { Toolchain } from '../../toolchain-server/src/toolchain.ts';
 import { makeWorkspace } from './helpers.ts';
@@ -193,5 +199,18 @@ describe('defaults that work', () => {
       JSON.stringify(!parsed.ok && parsed.issues),
       /\/env\/callerAllowed\/1.*NODE_OPTIONS can never be set/,
     );
+  });
+});
+
+describe('the server process environment', () => {
+  const host = { PATH: '/usr/bin', HOME: '/root', GLIBC_TUNABLES: 'glibc.malloc.arena_max=9' };
+  it('is the passthrough names plus the server’s own malloc setting, which no child inherits', () => {
+    const env = serverProcessEnvironment(['PATH'], host);
+    assert.deepEqual(env, { PATH: '/usr/bin', ...SERVER_OWN_ENV });
+    assert.deepEqual(buildBaseEnv({ passthrough: ['PATH'], set: {} }, env), { PATH: '/usr/bin' });
+  });
+  it('keeps the operator’s value when the passthrough names it', () => {
+    const env = serverProcessEnvironment(['PATH', 'GLIBC_TUNABLES'], host);
+    assert.deepEqual(env, { PATH: '/usr/bin', GLIBC_TUNABLES: 'glibc.malloc.arena_max=9' });
   });
 });

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { stdoutSink } from '../kit/audit-sink.ts';
 import { fail as failWith, loadConfigFile, type Program, parseServerArgs } from '../kit/command-line.ts';
 import { parseToolchainServerConfig } from './config.ts';
-import { serverEnvironment } from './policy/env.ts';
+import { serverProcessEnvironment } from './policy/env.ts';
 import { SERVER_VERSION } from './version.ts';
 
 const USAGE = `Usage: toolyard-toolchain-server --config <file.json> [--shutdown-grace-seconds <n>]
@@ -24,11 +24,11 @@ function fail(message: string, code = 2): never {
 /**
  * Deleting a variable from process.env does not change what /proc/<pid>/environ shows, and a child can read
  * its parent's. So when the environment holds anything beyond the passthrough names, the server replaces
- * itself (execve, same pid) with a copy started from exactly those names; the second start finds nothing to
- * scrub and goes on. The token is read from its file only after this, so it never enters the environment.
+ * itself (execve, same pid) with a copy started from exactly those names and its own malloc setting
+ * (SERVER_OWN_ENV); the second start finds nothing to scrub and goes on. The token is read from its file only after this, so it never enters the environment.
  */
 function reexecWithScrubbedEnvironment(passthrough: readonly string[]): void {
-  const scrubbed = serverEnvironment(passthrough, process.env);
+  const scrubbed = serverProcessEnvironment(passthrough, process.env);
   const current = Object.entries(process.env);
   if (current.length === Object.keys(scrubbed).length && current.every(([k, v]) => scrubbed[k] === v)) return;
   if (typeof process.execve !== 'function') {
