@@ -4,13 +4,15 @@
  * drift hits all alike, while no call pays for another server's trailing work):
  * - `@wonderwhy-er/desktop-commander` (`start_process`, stdio; the most downloaded exec server),
  * - `mcp-server-commands` (`run_command`, stdio).
- * Each is installed on demand, pinned, into ~/.cache/toolyard/bench-mcp (`npm install --ignore-scripts`: a
- * dependency of desktop-commander downloads a browser otherwise). toolyard is reached as in a pod: streamable
- * HTTP with its bearer token. Measured per server: latency of one `true` (p50/p95), calls/s at concurrency 8,
+ * Each runs twice: over stdio, as on a laptop, and behind supergateway over streamable HTTP, as a sidecar must
+ * run it (another container cannot reach a stdio server), so one pair of rows compares the same transport and
+ * client. Each is installed on demand, pinned, into ~/.cache/toolyard/bench-mcp (`npm install --ignore-scripts`:
+ * a dependency of desktop-commander downloads a browser otherwise). toolyard is reached as in a pod: streamable
+ * HTTP with its bearer token. Memory counts every process a subject runs (bridge, server, toolyard's spawner). Measured per server: latency of one `true` (p50/p95), calls/s at concurrency 8,
  * RSS idle and peak, a flood of FLOOD calls at once (wall time, failures), and a `sleep` past a 1 s timeout
  * (when the call returns, and whether the command still runs afterwards).
  */
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -20,6 +22,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -29,7 +32,27 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 export const PEER_PACKAGES = {
   '@wonderwhy-er/desktop-commander': '0.2.52',
   'mcp-server-commands': '0.5.0',
+  /** Not a peer: the most-used bridge from stdio to streamable HTTP, which a stdio server needs as a sidecar. */
+  supergateway: '4.0.0',
 } as const;
+
+/** The exec servers compared, as their tools are called. */
+const PEERS: readonly { name: string; entry: string; tool: PeerTool }[] = [
+  {
+    name: 'desktop-commander',
+    entry: '@wonderwhy-er/desktop-commander/dist/index.js',
+    tool: {
+      name: 'start_process',
+      args: (command, timeoutMs) => ({ command, timeout_ms: timeoutMs ?? 30_000 }),
+      hasTimeout: true,
+    },
+  },
+  {
+    name: 'mcp-server-commands',
+    entry: 'mcp-server-commands/build/index.js',
+    tool: { name: 'run_command', args: (command) => ({ command }), hasTimeout: false },
+  },
+];
 
 const CACHE = join(homedir(), '.cache', 'toolyard', 'bench-mcp');
 const LATENCY_SAMPLES = 200;
@@ -40,6 +63,8 @@ const FLOOD = 100;
 
 interface Subject {
   readonly name: string;
+  /** How the client reaches it. */
+  readonly transport: string;
   readonly client: Client;
   readonly pid: () => number | undefined;
   /** Runs `true`; resolves when the call returns. */
@@ -52,6 +77,7 @@ interface Subject {
 
 export interface PeerRow {
   readonly name: string;
+  readonly transport: string;
   readonly p50Ms: number;
   readonly p95Ms: number;
   readonly callsPerSecond: number;
@@ -92,14 +118,32 @@ export function installPeers(): string {
   return join(CACHE, 'node_modules');
 }
 
+/** `root` and every process below it (Linux: /proc/<pid>/task/<tid>/children). */
+function processTree(root: number): number[] {
+  const tree: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    tree.push(pid);
+    try {
+      for (const task of readdirSync(`/proc/${pid}/task`))
+        for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' '))
+          if (child.trim()) queue.push(Number(child));
+    } catch {}
+  }
+  return tree;
+}
+
+/** Resident memory of a server and everything it runs (a bridge and its stdio server; toolyard's spawner). */
 function rssMb(pid: number | undefined): number {
   if (!pid) return Number.NaN;
-  try {
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-    return Math.round((kb / 1024) * 10) / 10;
-  } catch {
-    return Number.NaN;
+  let kb = 0;
+  for (const member of processTree(pid)) {
+    try {
+      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${member}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {}
   }
+  return Math.round((kb / 1024) * 10) / 10;
 }
 
 /** Whether a process whose command line is exactly `sleep <seconds>` is running. */
@@ -119,39 +163,40 @@ function textOf(result: unknown): string {
   return content.map((c) => c.text ?? '').join('');
 }
 
-async function stdioSubject(
+/** How a peer's tool is called: its name, its arguments, and whether it has a timeout parameter. */
+interface PeerTool {
+  readonly name: string;
+  readonly args: (command: string, timeoutMs?: number) => Record<string, unknown>;
+  readonly hasTimeout: boolean;
+}
+
+/** A peer behind a connected client. */
+function peerSubject(
   name: string,
-  entry: string,
-  env: Record<string, string>,
-  cwd: string,
-  tool: string,
-  args: (command: string, timeoutMs?: number) => Record<string, unknown>,
-  hasTimeout: boolean,
-): Promise<Subject> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [entry],
-    env,
-    cwd,
-    stderr: 'ignore',
-  });
-  const client = new Client({ name: 'toolyard-bench', version: '1' });
-  await client.connect(transport);
+  transport: string,
+  client: Client,
+  pid: () => number | undefined,
+  tool: PeerTool,
+  close: () => Promise<void>,
+): Subject {
   const call = async (command: string, timeoutMs?: number, clientTimeoutMs = 60_000) => {
-    const result = await client.callTool({ name: tool, arguments: args(command, timeoutMs) }, undefined, {
-      timeout: clientTimeoutMs,
-    });
+    const result = await client.callTool(
+      { name: tool.name, arguments: tool.args(command, timeoutMs) },
+      undefined,
+      { timeout: clientTimeoutMs },
+    );
     if (result.isError) throw new Error(`${name}: ${command}: ${textOf(result).slice(0, 200)}`);
     return textOf(result);
   };
   return {
     name,
+    transport,
     client,
-    pid: () => transport.pid ?? undefined,
+    pid,
     runTrue: async () => void (await call('true', 30_000)),
     runEcho: async (text) => void (await call(`echo ${text}`, 30_000)),
     sleepPastTimeout: async (seconds) => {
-      if (hasTimeout) {
+      if (tool.hasTimeout) {
         const text = await call(`sleep ${seconds}`, 1000);
         return /running|timeout|timed out|still/i.test(text) ? 'returned, command left running' : 'returned';
       }
@@ -162,8 +207,123 @@ async function stdioSubject(
         return 'no timeout parameter: the client gave up at 1 s';
       }
     },
-    close: () => client.close(),
+    close,
   };
+}
+
+/** A peer as its users run it: a stdio child of the client. */
+async function stdioSubject(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  cwd: string,
+  tool: PeerTool,
+): Promise<Subject> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [entry],
+    env,
+    cwd,
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'toolyard-bench', version: '1' });
+  await client.connect(transport);
+  return peerSubject(
+    name,
+    'stdio',
+    client,
+    () => transport.pid ?? undefined,
+    tool,
+    () => client.close(),
+  );
+}
+
+/** A port nobody listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
+async function acceptsConnections(port: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the bridge exited with ${child.exitCode} before listening`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`nothing listened on ${port} within 20 s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * A peer as a sidecar would have to run it: a stdio server cannot be reached from another container, so it sits
+ * behind supergateway (stateful streamable HTTP, one stdio child per session) and the client speaks streamable
+ * HTTP to the bridge — the same transport and client as toolyard's. Its memory is the bridge's plus the server's.
+ */
+async function bridgedSubject(
+  name: string,
+  modules: string,
+  entry: string,
+  env: Record<string, string>,
+  cwd: string,
+  tool: PeerTool,
+): Promise<Subject> {
+  const port = await freePort();
+  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+  const bridge = spawn(
+    process.execPath,
+    [
+      join(modules, 'supergateway', 'dist', 'index.js'),
+      '--stdio',
+      `${quote(process.execPath)} ${quote(entry)}`,
+      '--outputTransport',
+      'streamableHttp',
+      '--stateful',
+      '--port',
+      String(port),
+      '--logLevel',
+      'none',
+    ],
+    { env, cwd, stdio: ['ignore', 'ignore', 'ignore'] },
+  );
+  try {
+    await acceptsConnections(port, bridge);
+  } catch (error) {
+    bridge.kill('SIGKILL');
+    throw error;
+  }
+  const client = new Client({ name: 'toolyard-bench', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+  return peerSubject(
+    `${name} (bridged)`,
+    'HTTP via supergateway',
+    client,
+    () => bridge.pid,
+    tool,
+    async () => {
+      await client.close().catch(() => {});
+      const exited = new Promise((r) => bridge.once('exit', r));
+      for (const pid of processTree(bridge.pid!).reverse())
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {}
+      await exited;
+    },
+  );
 }
 
 async function toolyardSubject(port: number, token: string, pid: number): Promise<Subject> {
@@ -181,6 +341,7 @@ async function toolyardSubject(port: number, token: string, pid: number): Promis
   };
   return {
     name: 'toolyard',
+    transport: 'HTTP',
     client,
     pid: () => pid,
     runTrue: async () => {
@@ -221,24 +382,15 @@ export async function comparePeers(toolyard: {
   };
   const subjects: Subject[] = [
     await toolyardSubject(toolyard.port, toolyard.token, toolyard.pid),
-    await stdioSubject(
-      'desktop-commander',
-      join(modules, '@wonderwhy-er/desktop-commander/dist/index.js'),
-      env,
-      home,
-      'start_process',
-      (command, timeoutMs) => ({ command, timeout_ms: timeoutMs ?? 30_000 }),
-      true,
-    ),
-    await stdioSubject(
-      'mcp-server-commands',
-      join(modules, 'mcp-server-commands/build/index.js'),
-      env,
-      home,
-      'run_command',
-      (command) => ({ command }),
-      false,
-    ),
+    ...(await Promise.all(
+      PEERS.map(({ name, entry, tool }) => stdioSubject(name, join(modules, entry), env, home, tool)),
+    )),
+    // The same servers as a sidecar would run them: over streamable HTTP, like toolyard's.
+    ...(await Promise.all(
+      PEERS.map(({ name, entry, tool }) =>
+        bridgedSubject(name, modules, join(modules, entry), env, home, tool),
+      ),
+    )),
   ];
   try {
     for (const s of subjects) for (let i = 0; i < 20; i++) await s.runTrue();
@@ -302,6 +454,7 @@ export async function comparePeers(toolyard: {
       const sorted = [...latency[k]!].sort((a, b) => a - b);
       return {
         name: s.name,
+        transport: s.transport,
         p50Ms: percentile(sorted, 50),
         p95Ms: percentile(sorted, 95),
         callsPerSecond: throughput[k]!,
@@ -324,6 +477,7 @@ export function peerTable(rows: readonly PeerRow[]): string {
   const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '-');
   const header = [
     'server',
+    'transport',
     'p50 ms',
     'p95 ms',
     `calls/s c${THROUGHPUT_CONCURRENCY}`,
@@ -335,6 +489,7 @@ export function peerTable(rows: readonly PeerRow[]): string {
   ];
   const body = rows.map((r) => [
     r.name,
+    r.transport,
     f(r.p50Ms),
     f(r.p95Ms),
     f(r.callsPerSecond, 0),
@@ -347,7 +502,7 @@ export function peerTable(rows: readonly PeerRow[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .map((c, i) => (i <= 1 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
       .join('  ');
   return [line(header), ...body.map(line)].join('\n');
 }

@@ -252,7 +252,9 @@ async function main(): Promise<void> {
         maxTimeoutSeconds: 60,
         maxOutputBytes: 1048576,
         maxConcurrency: 32,
-        maxQueue: 64,
+        // Room for the peers' flood of 100 (the default 2 + 16 would answer TOOLYARD_BUSY to 82 of them: the bound is
+        // tested in test/toolchain-server/limiter.test.ts; here the flood measures speed).
+        maxQueue: 128,
         confinement,
       },
     });
