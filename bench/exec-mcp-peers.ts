@@ -25,6 +25,7 @@ import {
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -238,6 +239,9 @@ async function stdioSubject(
   );
 }
 
+/** Makes the bridge listen on 127.0.0.1 only (it binds every interface and has no option for it). */
+const BIND_LOOPBACK = fileURLToPath(new URL('./bind-loopback.mjs', import.meta.url));
+
 /** A port nobody listens on now. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -287,6 +291,8 @@ async function bridgedSubject(
   const bridge = spawn(
     process.execPath,
     [
+      '--import',
+      BIND_LOOPBACK,
       join(modules, 'supergateway', 'dist', 'index.js'),
       '--stdio',
       `${quote(process.execPath)} ${quote(entry)}`,
