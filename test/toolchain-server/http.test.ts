@@ -110,6 +110,12 @@ describe('HTTP transport (inject)', () => {
     });
     assert.equal(list.statusCode, 200);
     assert.match(list.headers['content-type'] as string, /application\/json/);
+    assert.equal(
+      Number(list.headers['content-length']),
+      Buffer.byteLength(list.body),
+      'a length, not chunks',
+    );
+    assert.equal(list.headers['transfer-encoding'], undefined);
     assert.deepEqual(
       list.json().result.tools.map((t: { name: string }) => t.name),
       ['exec_allowed', 'describe_toolchain'],
