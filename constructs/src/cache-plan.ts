@@ -3,11 +3,12 @@
  * toolchain's uses of them, and what a toolchain's calls get from them (variables, offline settings, the
  * server config's `caches`). Read by the constructs, the checks, `explain`, `diff` and the fleet views.
  */
-import type { Cache, CacheUse, ClaimTemplate, Toolchain } from '../../schema/src/types.generated.ts';
+import type { Cache, CacheUse, Toolchain } from '../../schema/src/types.generated.ts';
 import type { CacheAccess, ToolPreset } from '../../toolchain-server/src/config.ts';
 import { CACHE_ECOSYSTEM_NAMES, cacheEcosystem, isCacheEcosystem } from './cache-ecosystems.ts';
 import * as D from './defaults.ts';
 import type { AgentNames } from './names.ts';
+import { existingOrNewClaim } from './plan-claim.ts';
 import type { PlannedCache, PlannedCacheUse, PlannedCacheVolume, PlannedToolchain } from './plan-types.ts';
 
 /** The pinned mount path of a cache. */
@@ -39,21 +40,9 @@ export function planCaches(caches: readonly Cache[] | undefined, names: AgentNam
 function planCacheVolume(cache: Cache, names: AgentNames): PlannedCacheVolume {
   const volume = cache.volume;
   if (volume && 'persistentVolumeClaim' in volume) {
-    const claim = volume.persistentVolumeClaim;
-    if ('claimName' in claim)
-      return {
-        kind: 'existingClaim',
-        claimName: claim.claimName,
-        readWriteMany: claim.readWriteMany ?? false,
-      };
-    const template = claim as ClaimTemplate;
-    return {
-      kind: 'newClaim',
-      claimName: names.cacheClaim(cache.name),
-      storage: template.storage,
-      ...(template.storageClassName ? { storageClassName: template.storageClassName } : {}),
-      accessModes: template.accessModes ?? [...D.DEFAULT_CLAIM_ACCESS_MODES],
-    };
+    const claim = existingOrNewClaim(volume.persistentVolumeClaim);
+    if (claim.kind === 'existingClaim') return claim;
+    return { kind: 'newClaim', claimName: names.cacheClaim(cache.name), ...claim.settings };
   }
   return { kind: 'emptyDir', sizeLimit: volume?.emptyDir.sizeLimit ?? D.DEFAULT_CACHE_SIZE_LIMIT };
 }

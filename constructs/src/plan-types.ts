@@ -240,35 +240,32 @@ export interface PlannedExternalGateway extends PlannedGatewayBase {
 
 export type PlannedGateway = PlannedDeployedGateway | PlannedExternalGateway;
 
+/** A PersistentVolumeClaim the spec refers to by name: toolyard mounts it and never creates it. */
+export interface PlannedExistingClaim {
+  readonly kind: 'existingClaim';
+  readonly claimName: string;
+  readonly readWriteMany: boolean;
+}
+
+/** What a claim toolyard creates asks for (its `ClaimTemplate`, access modes defaulted). */
+export interface NewClaimSettings {
+  readonly storage: string;
+  readonly storageClassName?: string;
+  readonly accessModes: readonly string[];
+}
+
 export type PlannedWorkspaceVolume =
   | { readonly kind: 'emptyDir'; readonly sizeLimit: string; readonly medium: string }
-  | { readonly kind: 'existingClaim'; readonly claimName: string; readonly readWriteMany: boolean }
-  | {
-      readonly kind: 'claimTemplate';
-      readonly storage: string;
-      readonly storageClassName?: string;
-      readonly accessModes: readonly string[];
-    }
+  | PlannedExistingClaim
+  | ({ readonly kind: 'claimTemplate' } & NewClaimSettings)
   /** A new claim as one PersistentVolumeClaim object that every pod mounts (toolchains with `placement: pod`). */
-  | {
-      readonly kind: 'sharedClaim';
-      readonly claimName: string;
-      readonly storage: string;
-      readonly storageClassName?: string;
-      readonly accessModes: readonly string[];
-    };
+  | ({ readonly kind: 'sharedClaim'; readonly claimName: string } & NewClaimSettings);
 
 /** Where a cache lives. `newClaim`: the PersistentVolumeClaim `<agent>-cache-<name>`, rendered by toolyard. */
 export type PlannedCacheVolume =
   | { readonly kind: 'emptyDir'; readonly sizeLimit: string }
-  | { readonly kind: 'existingClaim'; readonly claimName: string; readonly readWriteMany: boolean }
-  | {
-      readonly kind: 'newClaim';
-      readonly claimName: string;
-      readonly storage: string;
-      readonly storageClassName?: string;
-      readonly accessModes: readonly string[];
-    };
+  | PlannedExistingClaim
+  | ({ readonly kind: 'newClaim'; readonly claimName: string } & NewClaimSettings);
 
 /** A declared cache (`spec.workspace.caches[]`). */
 export interface PlannedCache {

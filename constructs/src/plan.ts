@@ -4,7 +4,6 @@
  */
 import type {
   Backend,
-  ClaimTemplate,
   DeployedGateway,
   ExternalGateway,
   Toolchain,
@@ -30,6 +29,7 @@ import {
   toolchainServerName,
   toolchainTokenEnv,
 } from './names.ts';
+import { existingOrNewClaim } from './plan-claim.ts';
 import { planImage } from './plan-image.ts';
 import type {
   AgentPlan,
@@ -130,22 +130,11 @@ function planWorkspaceVolume(
   sharedByPods: boolean,
 ): PlannedWorkspaceVolume {
   if (volume && 'persistentVolumeClaim' in volume) {
-    const claim = volume.persistentVolumeClaim;
-    if ('claimName' in claim)
-      return {
-        kind: 'existingClaim',
-        claimName: claim.claimName,
-        readWriteMany: claim.readWriteMany ?? false,
-      };
-    const template = claim as ClaimTemplate;
-    return {
-      ...(sharedByPods
-        ? { kind: 'sharedClaim' as const, claimName: names.workspaceClaim }
-        : { kind: 'claimTemplate' as const }),
-      storage: template.storage,
-      ...(template.storageClassName ? { storageClassName: template.storageClassName } : {}),
-      accessModes: template.accessModes ?? [...D.DEFAULT_CLAIM_ACCESS_MODES],
-    };
+    const claim = existingOrNewClaim(volume.persistentVolumeClaim);
+    if (claim.kind === 'existingClaim') return claim;
+    return sharedByPods
+      ? { kind: 'sharedClaim', claimName: names.workspaceClaim, ...claim.settings }
+      : { kind: 'claimTemplate', ...claim.settings };
   }
   return {
     kind: 'emptyDir',

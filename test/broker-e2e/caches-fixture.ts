@@ -1,43 +1,25 @@
 /**
  * The world of the caches end-to-end test and bench (test/broker-e2e/caches.test.ts, bench/caches.ts): fake
- * registries behind the real broker (its rendered pod and caller token, in its own network namespace), and
- * "pods": the real toolchain server (source entry, `limits.confinement: required`) started in the agent's
- * network namespace with the rendered toolchain config plus what issue 21's renderer emits — `caches`,
- * `egressProxy.phase` and `offlineEnv` — and a fresh workspace holding a copy of the example projects
+ * registries behind the real broker (registry-world.ts: its rendered pod and caller token, in its own network
+ * namespace), and "pods": the real toolchain server (source entry, `limits.confinement: required`) started in
+ * the agent's network namespace with the rendered toolchain config plus what issue 21's renderer emits —
+ * `caches`, `egressProxy.phase` and `offlineEnv` — and a fresh workspace holding a copy of the example projects
  * (cache-projects.ts). Cache directories are shared by every pod given the same `CacheSet`, as a claim would be.
  * Calls go over MCP from the agent namespace (mcp-call.ts). Needs root (namespaces) and Debian's cargo, go, npm
  * and pip; the servers' children see only `/usr/bin:/bin`.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { renderAgent } from '../../constructs/src/render.ts';
-import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
-import type { FakeApi } from '../backends/fake-model.ts';
-import { renderedPod } from '../backends/pod-emulation.ts';
-import { makeTestCa, type TestCa } from '../broker/tls-fixture.ts';
 import { type ServerProcess, startServerProcess } from '../toolchain-server/process-helpers.ts';
-import { type BrokerProcess, brokerMissing, startBrokerPod } from './broker-process.ts';
 import { MARKERS, SDIST_PACKAGE, sdistRegistry, writeProjects } from './cache-projects.ts';
-import {
-  CRATE,
-  cratesRegistry,
-  GO_MODULE,
-  goProxy,
-  NPM_PACKAGE,
-  npmRegistry,
-  PYPI_PACKAGE,
-  pypiRegistry,
-  type StaticFile,
-  startStaticSite,
-} from './fake-registries.ts';
-import { PACKAGE_MANAGERS } from './package-managers.ts';
-import { BROKER_AGENT_SIDE, BrokerTopology } from './topology.ts';
+import { CRATE, GO_MODULE, NPM_PACKAGE, PYPI_PACKAGE } from './fake-registries.ts';
+import { brokerToken, RegistryWorld, toolchainConfig } from './registry-world.ts';
+import { BROKER_AGENT_SIDE } from './topology.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const AGENT = 'e2e';
 export const CALLER = 'toolchain-builder';
 export const BROKER_PORT = 8480;
 const DEBIAN_PATH = '/usr/bin:/bin';
@@ -84,22 +66,20 @@ export interface Pod {
 
 export class CachesFixture {
   readonly dir: string;
-  readonly token = `broker-token-builder-${Math.random().toString(36).slice(2, 14)}`;
-  readonly sites = new Map<string, FakeApi>();
+  readonly token = brokerToken('builder');
   readonly pods: Pod[] = [];
   /** The tarball's sha512 SRI, as the lockfile and npm's cache name it. */
   npmIntegrity = '';
-  private topology: BrokerTopology | undefined;
-  private ca: TestCa | undefined;
-  private broker: BrokerProcess | undefined;
   private renderedConfig: Record<string, unknown> = {};
   private readonly projects: string;
   private readonly tokenFile: string;
   private readonly caFile: string;
 
-  private constructor() {
-    // Outside TMPDIR: the server's confinement hides its TMPDIR (other calls' scratch) from every call.
-    this.dir = mkdtempSync('/var/tmp/toolyard-caches-e2e-');
+  private readonly world: RegistryWorld;
+
+  private constructor(world: RegistryWorld) {
+    this.world = world;
+    this.dir = world.dir;
     this.projects = join(this.dir, 'projects');
     this.tokenFile = join(this.dir, 'secret', 'token');
     this.caFile = join(this.dir, 'ca.pem');
@@ -107,12 +87,13 @@ export class CachesFixture {
 
   /** Why the fixture cannot run here, or undefined. */
   static missing(): string | undefined {
-    return brokerMissing() ?? PACKAGE_MANAGERS.map((pm) => pm.missing()).find(Boolean);
+    return RegistryWorld.missing();
   }
 
   /** `projectCode: false`: projects without the fetch tests' build script, rustc wrapper and preinstall. */
   static async start(options: { projectCode?: boolean } = {}): Promise<CachesFixture> {
-    const fixture = new CachesFixture();
+    // Outside TMPDIR: the server's confinement hides its TMPDIR (other calls' scratch) from every call.
+    const fixture = new CachesFixture(RegistryWorld.create('/var/tmp/toolyard-caches-e2e-'));
     try {
       await fixture.setUp(options.projectCode ?? true);
     } catch (error) {
@@ -123,28 +104,13 @@ export class CachesFixture {
   }
 
   private async setUp(projectCode: boolean): Promise<void> {
-    const topology = new BrokerTopology();
-    this.topology = topology;
-    const ca = makeTestCa();
-    this.ca = ca;
-    const serve = async (names: readonly string[], files: ReadonlyMap<string, StaticFile>) =>
-      this.sites.set(names[0] as string, await startStaticSite(files, await topology.site(ca, names)));
-    const crates = cratesRegistry(this.dir, MARKERS.cargo);
-    const npm = npmRegistry(this.dir, 'https://registry.npmjs.org', MARKERS.npm);
-    await serve(['registry.npmjs.org'], npm);
-    await serve(
-      ['pypi.org', 'files.pythonhosted.org'],
-      new Map([...pypiRegistry(this.dir, MARKERS.pip), ...sdistRegistry(this.dir)]),
-    );
-    await serve(['index.crates.io'], crates.index);
-    await serve(['static.crates.io'], crates.downloads);
-    await serve(['proxy.golang.org'], goProxy(this.dir, MARKERS.go));
+    const { npm } = await this.world.serveRegistries(MARKERS, sdistRegistry(this.dir));
     const packument = JSON.parse(String(npm.get(`/${NPM_PACKAGE.name}`)?.body)) as {
       versions: Record<string, { dist: { integrity: string } }>;
     };
     this.npmIntegrity = packument.versions[NPM_PACKAGE.version]!.dist.integrity;
 
-    writeFileSync(this.caFile, ca.ca);
+    writeFileSync(this.caFile, this.world.ca.ca);
     mkdirSync(dirname(this.tokenFile));
     writeFileSync(this.tokenFile, this.token);
     writeProjects(this.projects, this.npmIntegrity, projectCode);
@@ -170,41 +136,20 @@ export class CachesFixture {
       ].join('\n'),
     );
 
-    const spec: ToolyardAgent = {
-      apiVersion: 'toolyard.dev/v1alpha1',
-      kind: 'Agent',
-      metadata: { name: AGENT, namespace: 'agents' },
-      spec: {
-        workspace: { mountPath: '/workspace' },
-        backends: [
-          {
-            name: 'claude',
-            type: 'claude',
-            image: { repository: 'example/claude-code', tag: '2.1.330' },
-            port: 8080,
-            model: { apiKeySecret: { name: 'model-keys', key: 'anthropic' } },
-          },
-        ],
-        toolchains: [
-          {
-            name: 'builder',
-            image: { repository: 'debian', tag: 'bookworm' },
-            port: 8700,
-            healthPort: 9700,
-            tools: { mode: 'exec', allowedCommands: ['sh'] },
-            network: { egress: { ecosystems: ['npm', 'pypi', 'crates', 'go'] } },
-          },
-        ],
-      },
-    };
-    const objects = renderAgent(spec).objects;
-    const secrets = new Map<string, Record<string, string>>([
-      [`${AGENT}-broker-tokens`, { claude: 'claude-token-x', [CALLER]: this.token }],
-      ['model-keys', { anthropic: 'model-key-x' }],
-    ]);
-    this.broker = await startBrokerPod({ topology, objects, secrets, caPem: ca.ca, dir: this.dir });
-    const { configMaps } = renderedPod(objects, AGENT);
-    this.renderedConfig = JSON.parse(configMaps.get(`${AGENT}-toolchain-builder`)?.['config.json'] ?? '{}');
+    const { configMaps } = await this.world.startBroker(
+      [
+        {
+          name: 'builder',
+          image: { repository: 'debian', tag: 'bookworm' },
+          port: 8700,
+          healthPort: 9700,
+          tools: { mode: 'exec', allowedCommands: ['sh'] },
+          network: { egress: { ecosystems: ['npm', 'pypi', 'crates', 'go'] } },
+        },
+      ],
+      { [CALLER]: this.token },
+    );
+    this.renderedConfig = toolchainConfig(configMaps, 'builder');
     if ((this.renderedConfig.egressProxy as { user?: string } | undefined)?.user !== CALLER)
       throw new Error(`the rendered toolchain config has no egressProxy for ${CALLER}`);
   }
@@ -313,7 +258,7 @@ export class CachesFixture {
     };
     const server = await startServerProcess({
       node: 'ip',
-      nodeFlags: this.topology!.namespaces.exec('agent', [process.execPath]).slice(1),
+      nodeFlags: this.world.topology.namespaces.exec('agent', [process.execPath]).slice(1),
       config,
       dir: join(podDir, 'server'),
       env: { PATH: DEBIAN_PATH },
@@ -331,7 +276,7 @@ export class CachesFixture {
 
   /** Calls one tool of a pod's server over MCP from the agent namespace. */
   async call(pod: Pod, tool: string, args: Record<string, unknown>): Promise<Exec> {
-    const argv = this.topology!.namespaces.exec('agent', [
+    const argv = this.world.topology.namespaces.exec('agent', [
       process.execPath,
       join(HERE, 'mcp-call.ts'),
       `${pod.server.url}/mcp`,
@@ -355,24 +300,18 @@ export class CachesFixture {
 
   /** The broker's audit lines of this toolchain's CONNECT tunnels. */
   tunnels(): Array<Readonly<Record<string, unknown>>> {
-    return (this.broker?.audit() ?? []).filter(
-      (line) => line['kind'] === 'connect' && line['caller'] === CALLER,
-    );
+    return this.world.connects(CALLER);
   }
 
   /** Requests the fake registries have seen, in all. */
   registryRequests(): number {
-    return [...this.sites.values()].reduce((n, site) => n + site.requests.length, 0);
+    return [...this.world.sites.values()].reduce((n, site) => n + site.requests.length, 0);
   }
 
   async stop(): Promise<void> {
     for (const pod of this.pods) pod.server.child.kill('SIGKILL');
     await Promise.all(this.pods.map((pod) => pod.server.exited));
-    await this.broker?.stop();
-    await Promise.all([...this.sites.values()].map((site) => site.close()));
-    this.topology?.remove();
-    this.ca?.cleanup();
-    rmSync(this.dir, { recursive: true, force: true });
+    await this.world.stop();
   }
 }
 

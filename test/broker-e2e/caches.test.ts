@@ -2,9 +2,9 @@
  * Shared caches and egress only while fetching, end to end with Debian's cargo, go, npm and pip: the real
  * toolchain server (source entry, `limits.confinement: required`) runs in the agent pod's network namespace,
  * whose one reachable address is the real broker (its rendered pod, config and caller tokens); fake registries
- * serve the real names over TLS behind it (package-managers.test.ts has the topology). The server's config is
- * the rendered one plus what issue 21's renderer emits: `caches` (one directory each, shared by every "pod" of
- * the test as a claim would be), `egressProxy.phase: fetch` and `offlineEnv`.
+ * serve the real names over TLS behind it (registry-world.ts, shared with package-managers.test.ts). The
+ * server's config is the rendered one plus what issue 21's renderer emits: `caches` (one directory each, shared
+ * by every "pod" of the test as a claim would be), `egressProxy.phase: fetch` and `offlineEnv`.
  *
  * - pod A's fetch tools (cargo_fetch, go_mod_download, npm_ci_fetch, pip_download) fill the caches through the
  *   broker and run no project code (cargo's build.rs and a rustc wrapper from .cargo/config.toml, npm's

@@ -16,40 +16,23 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { renderAgent } from '../../constructs/src/render.ts';
-import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { BUNDLE_PATH } from '../../toolchain-server/scripts/bundle.ts';
 import { egressProxyEnv } from '../../toolchain-server/src/policy/proxy-env.ts';
 import type { FakeApi } from '../backends/fake-model.ts';
-import {
-  canEmulatePods,
-  PodVolumes,
-  renderedPod,
-  runContainer,
-  startContainer,
-} from '../backends/pod-emulation.ts';
-import { makeTestCa, type TestCa } from '../broker/tls-fixture.ts';
-import { type BrokerProcess, brokerMissing, eventually, startBrokerPod } from './broker-process.ts';
-import {
-  cratesRegistry,
-  goProxy,
-  NPM_PACKAGE,
-  npmRegistry,
-  pypiRegistry,
-  type StaticFile,
-  startStaticSite,
-} from './fake-registries.ts';
+import { canEmulatePods, PodVolumes, runContainer, startContainer } from '../backends/pod-emulation.ts';
+import { eventually } from './broker-process.ts';
+import { NPM_PACKAGE, npmRegistry } from './fake-registries.ts';
 import { PACKAGE_MANAGERS, type PackageManager } from './package-managers.ts';
-import { BROKER_AGENT_SIDE, BrokerTopology } from './topology.ts';
+import { AGENT, brokerToken, RegistryWorld, toolchainConfig } from './registry-world.ts';
+import { BROKER_AGENT_SIDE } from './topology.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const AGENT = 'e2e';
 const ECOSYSTEM: Record<PackageManager['name'], string> = {
   npm: 'npm',
   pip: 'pypi',
@@ -82,92 +65,59 @@ const UNLISTED: Record<PackageManager['name'], { registry: string; expect: RegEx
   },
 };
 
-const token = (name: string) => `broker-token-${name}-${Math.random().toString(36).slice(2, 14)}`;
-
 describe('real package managers through the real broker, by name', { timeout: 5 * 60_000 }, () => {
   // Root (namespaces, mounts) is the one prerequisite a machine may genuinely lack; CI runs as root.
   const skip = canEmulatePods();
-  let dir: string;
-  let ca: TestCa | undefined;
-  let topology: BrokerTopology | undefined;
-  let broker: BrokerProcess | undefined;
+  let world: RegistryWorld | undefined;
   let volumes: PodVolumes;
-  const sites = new Map<string, FakeApi>();
   /** Broker tokens by caller (`toolchain-npm`, …). */
-  const tokens = new Map(PACKAGE_MANAGERS.map((pm) => [`toolchain-${pm.name}`, token(pm.name)]));
+  const tokens = new Map(PACKAGE_MANAGERS.map((pm) => [`toolchain-${pm.name}`, brokerToken(pm.name)]));
   const proxies = new Map<string, Parameters<typeof egressProxyEnv>[0]>();
   let imageMounts: Record<string, string> = {};
-  let caPem = '';
 
   before(async () => {
     if (skip) return;
-    const missing = brokerMissing() ?? PACKAGE_MANAGERS.map((pm) => pm.missing()).find(Boolean);
+    const missing = RegistryWorld.missing();
     if (missing) throw new Error(missing);
-    dir = mkdtempSync(join(tmpdir(), 'toolyard-broker-pm-'));
-    topology = new BrokerTopology();
-    const testCa = makeTestCa();
-    ca = testCa;
-    caPem = testCa.ca;
-    const serve = async (names: readonly string[], files: ReadonlyMap<string, StaticFile>) =>
-      sites.set(names[0] as string, await startStaticSite(files, await topology!.site(testCa, names)));
-    const crates = cratesRegistry(dir, 'crate-marker');
-    const npm = npmRegistry(dir, 'https://registry.npmjs.org', 'npm-marker');
-    const pypi = pypiRegistry(dir, 'pypi-marker');
-    const go = goProxy(dir, 'go-marker');
-    await serve(['registry.npmjs.org'], npm);
-    await serve(['pypi.org', 'files.pythonhosted.org'], pypi);
-    await serve(['index.crates.io'], crates.index);
-    await serve(['static.crates.io'], crates.downloads);
-    await serve(['proxy.golang.org'], go);
+    world = RegistryWorld.create(join(tmpdir(), 'toolyard-broker-pm-'));
+    const { dir } = world;
+    const { pypi, crates, go } = await world.serveRegistries({
+      cargo: 'crate-marker',
+      go: 'go-marker',
+      npm: 'npm-marker',
+      pip: 'pypi-marker',
+    });
     const mirror = new Map([
       ...npmRegistry(dir, 'https://registry.yarnpkg.com', 'mirror-marker'),
       ...pypi,
       ...crates.index,
       ...go,
     ]);
-    await serve(MIRRORS, mirror);
+    await world.serve(MIRRORS, mirror);
 
     // The CA certificate alone, for the tools' trust settings (mounted like part of the image).
     const caDir = join(dir, 'ca-public');
     mkdirSync(caDir);
-    writeFileSync(join(caDir, 'ca.pem'), caPem);
+    writeFileSync(join(caDir, 'ca.pem'), world.ca.ca);
     imageMounts = { [CA_DIR]: caDir };
 
-    const spec: ToolyardAgent = {
-      apiVersion: 'toolyard.dev/v1alpha1',
-      kind: 'Agent',
-      metadata: { name: AGENT, namespace: 'agents' },
-      spec: {
-        workspace: { mountPath: '/workspace' },
-        backends: [
-          {
-            name: 'claude',
-            type: 'claude',
-            image: { repository: 'example/claude-code', tag: '2.1.330' },
-            port: 8080,
-            model: { apiKeySecret: { name: 'model-keys', key: 'anthropic' } },
-          },
-        ],
-        toolchains: PACKAGE_MANAGERS.map((pm, i) => ({
-          name: pm.name,
-          image: { repository: 'debian', tag: 'bookworm' },
-          port: 8700 + i,
-          healthPort: 9700 + i,
-          tools: { mode: 'exec' as const, allowedCommands: [pm.name] },
-          network: { egress: { ecosystems: [ECOSYSTEM[pm.name]] } },
-        })),
-      },
-    };
-    const objects = renderAgent(spec).objects;
-    const secrets = new Map<string, Record<string, string>>([
-      [`${AGENT}-broker-tokens`, { claude: token('claude'), ...Object.fromEntries(tokens) }],
-      ['model-keys', { anthropic: token('anthropic-key') }],
-    ]);
-    broker = await startBrokerPod({ topology, objects, secrets, caPem, dir });
-    const { pod, configMaps } = renderedPod(objects, AGENT);
+    const { pod, configMaps, secrets } = await world.startBroker(
+      PACKAGE_MANAGERS.map((pm, i) => ({
+        name: pm.name,
+        image: { repository: 'debian', tag: 'bookworm' },
+        port: 8700 + i,
+        healthPort: 9700 + i,
+        tools: { mode: 'exec' as const, allowedCommands: [pm.name] },
+        network: { egress: { ecosystems: [ECOSYSTEM[pm.name]] } },
+      })),
+      Object.fromEntries(tokens),
+    );
     for (const pm of PACKAGE_MANAGERS) {
       const name = `${AGENT}-toolchain-${pm.name}`;
-      const config = JSON.parse(configMaps.get(name)?.['config.json'] ?? '{}');
+      const config = toolchainConfig(configMaps, pm.name) as {
+        egressProxy: Parameters<typeof egressProxyEnv>[0];
+        env: { set: Record<string, string> };
+      };
       proxies.set(pm.name, config.egressProxy);
       // Test-only: the server's children trust the test CA (standing in for the public roots).
       config.env.set.NODE_EXTRA_CA_CERTS = `${CA_DIR}/ca.pem`;
@@ -182,11 +132,7 @@ describe('real package managers through the real broker, by name', { timeout: 5 
   });
 
   after(async () => {
-    await broker?.stop();
-    await Promise.all([...sites.values()].map((site) => site.close()));
-    topology?.remove();
-    ca?.cleanup();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await world?.stop();
   });
 
   /**
@@ -199,7 +145,7 @@ describe('real package managers through the real broker, by name', { timeout: 5 
     assert.ok(proxy, `toolchain ${pm.name} is rendered without an egressProxy`);
     const callerProxy = { ...proxies.get(caller), ...{ url: proxy.url, noProxy: proxy.noProxy } };
     return runContainer(volumes, `toolchain-${pm.name}`, {
-      netns: topology!.namespaces.exec('agent', []),
+      netns: world!.topology.namespaces.exec('agent', []),
       argv: ['sh', '-c', `mkdir -p ${work} && cd ${work} && ${script}`],
       imageMounts,
       imageEnv: {
@@ -215,15 +161,15 @@ describe('real package managers through the real broker, by name', { timeout: 5 
     });
   };
 
-  const connects = (caller: string) =>
-    (broker?.audit() ?? []).filter((line) => line['kind'] === 'connect' && line['caller'] === caller);
+  const connects = (caller: string) => world?.connects(caller) ?? [];
+  const site = (name: string) => world?.sites.get(name) as FakeApi;
 
   for (const pm of PACKAGE_MANAGERS) {
     it(`${pm.name} fetches its package from ${pm.hosts.join(' and ')} through the broker`, async (t) => {
       if (skip) return t.skip(skip);
       const before = connects(`toolchain-${pm.name}`).length;
       const result = await fetchWith(pm, pm.script());
-      const context = `exit ${result.code}\n${result.stdout.slice(-1500)}\n${result.stderr.slice(-3000)}\nbroker:\n${broker?.output().slice(-3000)}`;
+      const context = `exit ${result.code}\n${result.stdout.slice(-1500)}\n${result.stderr.slice(-3000)}\nbroker:\n${world?.broker?.output().slice(-3000)}`;
       assert.equal(result.code, 0, context);
       const tunnels = () => connects(`toolchain-${pm.name}`).slice(before);
       for (const host of pm.hosts)
@@ -237,7 +183,7 @@ describe('real package managers through the real broker, by name', { timeout: 5 
 
     it(`${pm.name} aimed at a mirror nobody listed fails with the broker's refusal; the mirror sees nothing`, async (t) => {
       if (skip) return t.skip(skip);
-      const mirror = sites.get(MIRRORS[0]) as FakeApi;
+      const mirror = site(MIRRORS[0]);
       const seen = mirror.requests.length;
       const unlisted = UNLISTED[pm.name];
       const result = await fetchWith(pm, pm.script(unlisted.registry));
@@ -260,10 +206,10 @@ describe('real package managers through the real broker, by name', { timeout: 5 
     const config = JSON.parse(
       readFileSync(join(volumes.hostPath(`${name}-config`), 'config.json'), 'utf8'),
     ) as { listen: { port: number } };
-    const registry = sites.get('registry.npmjs.org') as FakeApi;
+    const registry = site('registry.npmjs.org');
     const seen = registry.requests.length;
     const started = startContainer(volumes, name, {
-      netns: topology!.namespaces.exec('agent', []),
+      netns: world!.topology.namespaces.exec('agent', []),
       imageMounts,
       imageEnv: { PATH: '/usr/local/bin:/usr/bin:/bin' },
       hosts: [`${BROKER_AGENT_SIDE} ${BROKER_SERVICE}`],
@@ -298,7 +244,7 @@ describe('real package managers through the real broker, by name', { timeout: 5 
       ];
       const { stdout } = await promisify(execFile)(
         'ip',
-        topology!.namespaces
+        world!.topology.namespaces
           .exec('agent', [
             process.execPath,
             join(HERE, 'mcp-exec.ts'),
@@ -332,7 +278,7 @@ describe('real package managers through the real broker, by name', { timeout: 5 
   it("another caller's token does not open this caller's hosts", async (t) => {
     if (skip) return t.skip(skip);
     const npm = PACKAGE_MANAGERS.find((pm) => pm.name === 'npm') as PackageManager;
-    const registry = sites.get('registry.npmjs.org') as FakeApi;
+    const registry = site('registry.npmjs.org');
     const seen = registry.requests.length;
     const result = await fetchWith(npm, npm.script(), 'pip');
     assert.notEqual(result.code, 0, result.stdout + result.stderr);
@@ -344,7 +290,7 @@ describe('real package managers through the real broker, by name', { timeout: 5 
 
   it('no audit or log line of the broker carries a token', (t) => {
     if (skip) return t.skip(skip);
-    const output = broker?.output() ?? '';
+    const output = world?.broker?.output() ?? '';
     for (const value of tokens.values())
       assert.ok(!output.includes(value), 'a caller token appears in the broker output');
   });
