@@ -35,6 +35,10 @@ export function moduloSlices<T>(items: readonly T[], count: number): T[][] {
   return Array.from({ length: count }, (_, i) => items.filter((_, j) => j % count === i));
 }
 
+/**
+ * The runner of `computation`, to call once at the top level of the module named by `computation.module`; in
+ * a worker started for this computation, it computes the worker's slice and posts its output first.
+ */
 export function workerSlices<Input, Output>(
   computation: SliceComputation<Input, Output>,
 ): SliceRunner<Input, Output> {
