@@ -361,11 +361,12 @@ describe('toolyard site over a fleet', () => {
     );
     for (const file of files)
       assert.ok(readFileSync(join(onWorkers, file)).equals(readFileSync(join(out, file))), file);
-    // Problems in every slice.
+    // Problems in every slice, and a name used in two slices (in one thread, in one slice).
     const invalid = ['port-out-of-range', 'bad-yaml', 'reserved-env'].map((name) =>
       join(REPO_ROOT, 'test/invalid-specs', `${name}.yaml`),
     );
-    const specs = [...invalid, join(REPO_ROOT, 'examples/web-infra.yaml')];
+    const web = join(REPO_ROOT, 'examples/web-infra.yaml');
+    const specs = [...invalid, web, join(fleet, 'examples', 'web-infra.yaml')];
     const problems = async (jobs: string) => {
       const bad = captureIo();
       const code = await siteCommand([...specs, '-o', join(temp, `bad-${jobs}`), '--jobs', jobs], bad);
@@ -373,7 +374,11 @@ describe('toolyard site over a fleet', () => {
     };
     const one = await problems('1');
     assert.equal(one.code, 1);
-    assert.match(one.err, /^4 errors; nothing was written\.$/m);
+    assert.match(one.err, /^5 errors; nothing was written\.$/m);
+    assert.match(
+      one.err,
+      /agent "web-infra" is also defined in .*\n {2}hint: agent names must be unique across the specs of one site: /,
+    );
     assert.deepEqual(await problems('3'), one);
   });
 });

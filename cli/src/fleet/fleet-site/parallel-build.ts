@@ -14,6 +14,10 @@ import { moduloSlices, workerSlices } from '../../worker-slices.ts';
 import { StagingDirectory } from '../../write-files.ts';
 import { type AgentSiteFiles, agentSiteFiles, type SiteOptions } from './build-site.ts';
 
+/** Why a name may be used once in a site: the same hint whether the two specs are in one slice or two. */
+export const SITE_UNIQUE_NAME_HINT =
+  'agent names must be unique across the specs of one site: each has a page and a chart of its name';
+
 export interface SliceResult {
   readonly shares: AgentSiteFiles[];
   /** Problems, formatted as the CLI prints them. */
@@ -73,7 +77,7 @@ export function buildSlice(files: readonly string[], options: SiteOptions, stagi
       }
     }
   }
-  const duplicates = duplicateNames(named).map((e) => formatSpecError(e));
+  const duplicates = duplicateNames(named).map((e) => formatSpecError({ ...e, hint: SITE_UNIQUE_NAME_HINT }));
   result.errors.push(
     ...readErrors,
     ...checkErrors.map((e) => formatSpecError(e)),
