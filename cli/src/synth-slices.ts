@@ -7,12 +7,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
 import { toYamlDocuments } from '../../constructs/src/render.ts';
 import type { SpecError } from '../../schema/src/load.ts';
 import { unreadable } from './read-specs.ts';
 import { renderSpec } from './render-specs.ts';
+import { moduloSlices, workerSlices } from './worker-slices.ts';
 import { StagingDirectory } from './write-files.ts';
 
 /** One agent of a valid file: what the merge needs to find names used twice and to report in order. */
@@ -76,8 +76,8 @@ export function synthSlice(
   return reports;
 }
 
-interface WorkerInput {
-  readonly toolyardSynthSlice: true;
+/** A worker's share: the files at `indexes` of `files`. */
+interface SynthSlice {
   readonly files: readonly string[];
   readonly indexes: readonly number[];
   readonly staging: string;
@@ -86,10 +86,12 @@ interface WorkerInput {
 // This module's own file, as source (ESM) or compiled (CommonJS, where import.meta is empty).
 const SELF = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
 
-if (!isMainThread && (workerData as WorkerInput | undefined)?.toolyardSynthSlice) {
-  const input = workerData as WorkerInput;
-  parentPort!.postMessage(synthSlice(input.files, input.indexes, input.staging));
-}
+const synthRunner = workerSlices<SynthSlice, FileReport[]>({
+  name: 'synth',
+  module: SELF,
+  thisThreadTakesFirstSlice: true,
+  compute: (slice) => synthSlice(slice.files, slice.indexes, slice.staging),
+});
 
 /** Every file's report, in file order, from `jobs` threads (this one takes the first slice). */
 export async function synthSlices(
@@ -97,24 +99,11 @@ export async function synthSlices(
   jobs: number,
   staging: string,
 ): Promise<FileReport[]> {
-  const slices = Array.from({ length: Math.max(1, Math.min(jobs, files.length)) }, (_, i) =>
-    files.map((_, j) => j).filter((j) => j % Math.max(1, Math.min(jobs, files.length)) === i),
+  const threads = Math.max(1, Math.min(jobs, files.length));
+  const slices = moduloSlices(
+    files.map((_, index) => index),
+    threads,
   );
-  const workers = slices.slice(1).map(
-    (indexes) =>
-      new Promise<FileReport[]>((resolve, reject) => {
-        const input: WorkerInput = { toolyardSynthSlice: true, files, indexes, staging };
-        const worker = new Worker(SELF, { workerData: input });
-        worker.once('message', (message: FileReport[]) => resolve(message));
-        worker.once('error', reject);
-        worker.once('exit', (code) => {
-          if (code !== 0) reject(new Error(`synth worker exited with code ${code}`));
-        });
-      }),
-  );
-  // Attach the workers' rejection handlers before this thread is busy with its own slice.
-  const others = Promise.all(workers);
-  others.catch(() => {});
-  const own = synthSlice(files, slices[0]!, staging);
-  return [...own, ...(await others).flat()].sort((a, b) => a.index - b.index);
+  const reports = await synthRunner.run(slices.map((indexes) => ({ files, indexes, staging })));
+  return reports.flat().sort((a, b) => a.index - b.index);
 }

@@ -346,4 +346,39 @@ describe('toolyard site over a fleet', () => {
       'no staging directory left in the output',
     );
   });
+
+  it('on worker threads (--jobs 3) writes the same bytes as one thread, and reads problems the same', async () => {
+    const onWorkers = join(temp, 'site-on-workers');
+    const io = captureIo();
+    assert.equal(await siteCommand([fleet, '-o', onWorkers, '--title', 'Test fleet', '--jobs', '3'], io), 0);
+    const files = filesUnder(out).sort();
+    assert.deepEqual(
+      readdirSync(onWorkers, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => relative(onWorkers, join(e.parentPath, e.name)))
+        .sort(),
+      files,
+    );
+    for (const file of files)
+      assert.ok(readFileSync(join(onWorkers, file)).equals(readFileSync(join(out, file))), file);
+    // Problems in every slice, and a name used in two slices (in one thread, in one slice).
+    const invalid = ['port-out-of-range', 'bad-yaml', 'reserved-env'].map((name) =>
+      join(REPO_ROOT, 'test/invalid-specs', `${name}.yaml`),
+    );
+    const web = join(REPO_ROOT, 'examples/web-infra.yaml');
+    const specs = [...invalid, web, join(fleet, 'examples', 'web-infra.yaml')];
+    const problems = async (jobs: string) => {
+      const bad = captureIo();
+      const code = await siteCommand([...specs, '-o', join(temp, `bad-${jobs}`), '--jobs', jobs], bad);
+      return { code, err: bad.stderrText() };
+    };
+    const one = await problems('1');
+    assert.equal(one.code, 1);
+    assert.match(one.err, /^5 errors; nothing was written\.$/m);
+    assert.match(
+      one.err,
+      /agent "web-infra" is also defined in .*\n {2}hint: agent names must be unique across the specs of one site: /,
+    );
+    assert.deepEqual(await problems('3'), one);
+  });
 });

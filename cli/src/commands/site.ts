@@ -6,7 +6,7 @@ import { parseEpoch } from '../../../chart-generator/src/package.ts';
 import { formatSpecError, type SpecError } from '../../../schema/src/load.ts';
 import { count } from '../counts.ts';
 import { fleetSiteFiles, type SiteOptions, shownPathsBase } from '../fleet/fleet-site/build-site.ts';
-import { buildSlices } from '../fleet/fleet-site/parallel-build.ts';
+import { buildSlices, SITE_UNIQUE_NAME_HINT } from '../fleet/fleet-site/parallel-build.ts';
 import type { Io } from '../io.ts';
 import { specFiles } from '../spec-files.ts';
 import { UsageError } from '../usage-error.ts';
@@ -107,7 +107,7 @@ async function buildAndWrite(
           line,
           path: '/metadata/name',
           message: `agent "${name}" is also defined in ${earlier}`,
-          hint: 'agent names must be unique across the specs of one site: each has a page and a chart of its name',
+          hint: SITE_UNIQUE_NAME_HINT,
         }),
       );
   }

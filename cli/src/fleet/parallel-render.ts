@@ -6,12 +6,12 @@
  */
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { AgentSpecError } from '../../../constructs/src/agent-spec-error.ts';
 import { checkSpecText } from '../../../constructs/src/check-spec-text.ts';
 import { renderAgent } from '../../../constructs/src/render.ts';
 import { formatSpecError, type SpecError } from '../../../schema/src/load.ts';
 import { duplicateNames, type SpecSource, UNIQUE_NAME_HINT } from '../read-specs.ts';
+import { workerSlices } from '../worker-slices.ts';
 import { type FleetAgent, fleetAgent } from './fleet-model.ts';
 
 export interface RenderedSide {
@@ -60,49 +60,30 @@ export function renderSources(sources: readonly SpecSource[], label: string): Re
   return side;
 }
 
-interface WorkerInput {
-  readonly toolyardDiffSlice: true;
-  /** A slice of each side. */
-  readonly parts: readonly { readonly sources: readonly SpecSource[]; readonly label: string }[];
-}
+/** Each side's spec sources (all of them, or a worker's slice) and the label naming the side. */
+type Sides = readonly { readonly sources: readonly SpecSource[]; readonly label: string }[];
 
 // This module's own file, as source (ESM) or compiled (CommonJS, where import.meta is empty).
 const SELF = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
 
-if (!isMainThread && (workerData as WorkerInput | undefined)?.toolyardDiffSlice) {
-  const input = workerData as WorkerInput;
-  parentPort!.postMessage(input.parts.map((part) => renderSources(part.sources, part.label)));
-}
-
-function inWorker(parts: WorkerInput['parts']): Promise<RenderedSide[]> {
-  return new Promise<RenderedSide[]>((resolve, reject) => {
-    const input: WorkerInput = { toolyardDiffSlice: true, parts };
-    const worker = new Worker(SELF, { workerData: input });
-    worker.once('message', (message: RenderedSide[]) => resolve(message));
-    worker.once('error', reject);
-    worker.once('exit', (code) => {
-      if (code !== 0) reject(new Error(`diff worker exited with code ${code}`));
-    });
-  });
-}
+// This thread renders the first slice while `jobs - 1` workers render the others: one module load and one
+// copy of results fewer than a worker per slice, and no thread idles.
+const diffRunner = workerSlices<Sides, RenderedSide[]>({
+  name: 'diff',
+  module: SELF,
+  thisThreadTakesFirstSlice: true,
+  compute: (slice) => slice.map((side) => renderSources(side.sources, side.label)),
+});
 
 /** Both sides, on `jobs` threads (each takes a slice of both); names are checked across slices here. */
-export async function renderSidesInParallel(
-  sides: readonly { readonly sources: readonly SpecSource[]; readonly label: string }[],
-  jobs: number,
-): Promise<RenderedSide[]> {
+export async function renderSidesInParallel(sides: Sides, jobs: number): Promise<RenderedSide[]> {
   if (jobs <= 1) return sides.map((s) => renderSources(s.sources, s.label));
   const slice = <T>(items: readonly T[], i: number) => {
     const size = Math.ceil(items.length / jobs);
     return items.slice(i * size, (i + 1) * size);
   };
   const part = (i: number) => sides.map((side) => ({ sources: slice(side.sources, i), label: side.label }));
-  // This thread renders the first slice while `jobs - 1` workers render the others: one module load and one
-  // copy of results fewer than a worker per slice, and no thread idles.
-  const others = Promise.all(Array.from({ length: jobs - 1 }, (_, i) => inWorker(part(i + 1))));
-  others.catch(() => undefined); // awaited below; not unhandled should this thread throw first
-  const own = part(0).map((p) => renderSources(p.sources, p.label));
-  const outputs = [own, ...(await others)];
+  const outputs = await diffRunner.run(Array.from({ length: jobs }, (_, i) => part(i)));
   return sides.map((side, index) => {
     const merged: RenderedSide = { agents: [], fingerprints: [], names: [], errors: [] };
     for (const output of outputs) {

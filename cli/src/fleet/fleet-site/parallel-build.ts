@@ -6,13 +6,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { checkSpecText } from '../../../../constructs/src/check-spec-text.ts';
 import { formatSpecError, type SpecError } from '../../../../schema/src/load.ts';
 import { duplicateNames } from '../../read-specs.ts';
 import { renderSpec } from '../../render-specs.ts';
+import { moduloSlices, workerSlices } from '../../worker-slices.ts';
 import { StagingDirectory } from '../../write-files.ts';
 import { type AgentSiteFiles, agentSiteFiles, type SiteOptions } from './build-site.ts';
+
+/** Why a name may be used once in a site: the same hint whether the two specs are in one slice or two. */
+export const SITE_UNIQUE_NAME_HINT =
+  'agent names must be unique across the specs of one site: each has a page and a chart of its name';
 
 export interface SliceResult {
   readonly shares: AgentSiteFiles[];
@@ -73,7 +77,7 @@ export function buildSlice(files: readonly string[], options: SiteOptions, stagi
       }
     }
   }
-  const duplicates = duplicateNames(named).map((e) => formatSpecError(e));
+  const duplicates = duplicateNames(named).map((e) => formatSpecError({ ...e, hint: SITE_UNIQUE_NAME_HINT }));
   result.errors.push(
     ...readErrors,
     ...checkErrors.map((e) => formatSpecError(e)),
@@ -83,8 +87,8 @@ export function buildSlice(files: readonly string[], options: SiteOptions, stagi
   return result;
 }
 
-interface WorkerInput {
-  readonly toolyardSiteSlice: true;
+/** A worker's share of the spec files, with what every share is built with. */
+interface SiteSlice {
   readonly files: readonly string[];
   readonly options: SiteOptions;
   readonly staging: string | undefined;
@@ -93,10 +97,12 @@ interface WorkerInput {
 // This module's own file, as source (ESM) or compiled (CommonJS, where import.meta is empty).
 const SELF = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
 
-if (!isMainThread && (workerData as WorkerInput | undefined)?.toolyardSiteSlice) {
-  const input = workerData as WorkerInput;
-  parentPort!.postMessage(buildSlice(input.files, input.options, input.staging));
-}
+const siteRunner = workerSlices<SiteSlice, SliceResult>({
+  name: 'site',
+  module: SELF,
+  thisThreadTakesFirstSlice: false,
+  compute: (slice) => buildSlice(slice.files, slice.options, slice.staging),
+});
 
 /**
  * Every file's share, on up to `jobs` threads (this one included when `jobs` is 1); with `staging`, each
@@ -109,19 +115,5 @@ export async function buildSlices(
   staging?: string,
 ): Promise<SliceResult[]> {
   if (jobs <= 1) return [buildSlice(files, options, staging)];
-  const slices = Array.from({ length: jobs }, (_, i) => files.filter((_, j) => j % jobs === i));
-  return Promise.all(
-    slices.map(
-      (slice) =>
-        new Promise<SliceResult>((resolve, reject) => {
-          const input: WorkerInput = { toolyardSiteSlice: true, files: slice, options, staging };
-          const worker = new Worker(SELF, { workerData: input });
-          worker.once('message', (message: SliceResult) => resolve(message));
-          worker.once('error', reject);
-          worker.once('exit', (code) => {
-            if (code !== 0) reject(new Error(`site worker exited with code ${code}`));
-          });
-        }),
-    ),
-  );
+  return siteRunner.run(moduloSlices(files, jobs).map((slice) => ({ files: slice, options, staging })));
 }
