@@ -16,26 +16,28 @@ import { duplicateNames, type ReadSpecsResult, unreadable } from './read-specs.t
 import { specFiles } from './spec-files.ts';
 
 /** `warning: file:line: /path: message`, as every command prints a render warning. */
-export function formatWarning(spec: LoadedSpec, warning: RenderWarning): string {
-  return `warning: ${spec.file}:${spec.lineOf(warning.path)}: ${warning.path}: ${warning.message}`;
+export function formatWarning(spec: LoadedSpec, warning: RenderWarning, shownAs = spec.file): string {
+  return `warning: ${shownAs}:${spec.lineOf(warning.path)}: ${warning.path}: ${warning.message}`;
 }
 
 /**
  * Renders one checked spec: the result and its warnings as every command prints them, or, when the renderer
- * refuses it (AgentSpecError), its problems as printed. Any other error is a fault and is thrown.
+ * refuses it (AgentSpecError), its problems as printed. `shownAs` is the file as messages name it (`diff`
+ * prefixes the side: `main: agents/x.yaml`). Any other error is a fault and is thrown.
  */
 export function renderSpec(
   spec: CheckedSpec,
+  shownAs = spec.file,
 ): { ok: true; rendered: RenderResult; warnings: string[] } | { ok: false; problems: string[] } {
   try {
     const rendered = renderAgent(spec.agent, spec.plan);
-    return { ok: true, rendered, warnings: rendered.warnings.map((w) => formatWarning(spec, w)) };
+    return { ok: true, rendered, warnings: rendered.warnings.map((w) => formatWarning(spec, w, shownAs)) };
   } catch (error) {
     if (!(error instanceof AgentSpecError)) throw error;
     return {
       ok: false,
       problems: error.problems.map((p) =>
-        formatSpecError({ ...p, file: spec.file, line: spec.lineOf(p.path) }),
+        formatSpecError({ ...p, file: shownAs, line: spec.lineOf(p.path) }),
       ),
     };
   }

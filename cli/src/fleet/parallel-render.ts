@@ -6,11 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { AgentSpecError } from '../../../constructs/src/agent-spec-error.ts';
 import { checkSpecText } from '../../../constructs/src/check-spec-text.ts';
-import { renderAgent } from '../../../constructs/src/render.ts';
 import { formatSpecError, type SpecError } from '../../../schema/src/load.ts';
 import { duplicateNames, type SpecSource, UNIQUE_NAME_HINT } from '../read-specs.ts';
+import { renderSpec } from '../render-specs.ts';
 import { workerSlices } from '../worker-slices.ts';
 import { type FleetAgent, fleetAgent } from './fleet-model.ts';
 
@@ -44,14 +43,12 @@ export function renderSources(sources: readonly SpecSource[], label: string): Re
       const line = spec.lineOf('/metadata/name');
       side.names.push({ name, file: spec.file, line });
       named.push({ file: spec.file, agent: { metadata: { name } }, lineOf: () => line });
-      try {
-        side.agents.push(fleetAgent(spec.file, renderAgent(spec.agent, spec.plan)));
-      } catch (error) {
-        if (!(error instanceof AgentSpecError)) throw error;
-        for (const p of error.problems)
-          renderErrors.push(located({ ...p, file: spec.file, line: spec.lineOf(p.path) }));
+      const outcome = renderSpec(spec, `${label}: ${spec.file}`);
+      if (!outcome.ok) {
+        renderErrors.push(...outcome.problems);
         continue;
       }
+      side.agents.push(fleetAgent(spec.file, outcome.rendered));
       const anonymous = JSON.stringify({ ...spec.agent, metadata: { ...spec.agent.metadata, name: '' } });
       side.fingerprints.push(createHash('sha256').update(anonymous).digest('hex'));
     }
