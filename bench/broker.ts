@@ -22,6 +22,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTestCa } from '../test/broker/tls-fixture.ts';
+import { freePort } from '../test/support/free-port.ts';
 import { DEFAULT_DENIED_CIDRS } from '../toolchain-server/broker/config.ts';
 import { bundleBroker } from '../toolchain-server/scripts/bundle.ts';
 import { SERVER_NODE_FLAGS } from '../toolchain-server/src/launch.ts';
@@ -121,12 +122,6 @@ function startSink() {
     });
     socket.on('error', () => {});
   });
-}
-
-/** A port free right now on 127.0.0.1 (the broker listens on the ports its config names). */
-function freePort(): Promise<number> {
-  const server = createNetServer();
-  return listen(server).then((port) => new Promise<number>((resolve) => server.close(() => resolve(port))));
 }
 
 function listen(server: {

@@ -22,13 +22,14 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { type AddressInfo, connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { freePort } from '../test/support/free-port.ts';
 
 export const PEER_PACKAGES = {
   '@wonderwhy-er/desktop-commander': '0.2.52',
@@ -241,18 +242,6 @@ async function stdioSubject(
 
 /** Makes the bridge listen on 127.0.0.1 only (it binds every interface and has no option for it). */
 const BIND_LOOPBACK = fileURLToPath(new URL('./bind-loopback.mjs', import.meta.url));
-
-/** A port nobody listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
 async function acceptsConnections(port: number, child: ChildProcess): Promise<void> {

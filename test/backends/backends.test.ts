@@ -24,13 +24,13 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { renderAgent } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { BUNDLE_PATH } from '../../toolchain-server/scripts/bundle.ts';
+import { freePort } from '../support/free-port.ts';
 import { requireBackendClis } from './backend-clis.ts';
 import { startFakeAnthropic } from './fake-anthropic.ts';
 import { type FakeGateway, startFakeGateway } from './fake-gateway.ts';
@@ -54,17 +54,6 @@ const GATEWAY_TOKEN = 'gateway-token-for-the-e2e-test';
 /** A gateway whose tools may not run without an approval (`preApproved: false`). */
 const WITHHELD = 'deploys';
 const CLI_TIMEOUT_MS = 120_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function nonce(label: string): string {
   return `${label}-NONCE-${Math.random().toString(36).slice(2, 12)}`;

@@ -21,6 +21,7 @@ import { stringify } from 'yaml';
 import { generateChart } from '../../chart-generator/src/generate.ts';
 import type { KubeObject } from '../../constructs/src/render.ts';
 import { renderAgent } from '../../constructs/src/render.ts';
+import { freePort } from '../support/free-port.ts';
 import { allowed, type PodEndpoint } from '../support/network-policy.ts';
 import { makeWorkspaceDir } from '../support/workspace-dir.ts';
 import { type ServerProcess, startServerProcess } from '../toolchain-server/process-helpers.ts';
@@ -143,14 +144,6 @@ describe('helm test: the NetworkPolicies let the test pod, and only it, reach wh
 });
 
 // ---------------------------------------------------------------------------------------------- run it
-
-async function freePort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function runCheck(command: string[], args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
