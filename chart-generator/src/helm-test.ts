@@ -278,7 +278,6 @@ export function helmTest(builder: ChartBuilder): HelmTest | undefined {
             to: [{ podSelector: { matchLabels: selector(component) } }],
           })),
         ],
-        ingress: [],
         podSelector: { matchLabels: selector(TEST_COMPONENT) },
         policyTypes: ['Ingress', 'Egress'],
       },

@@ -149,11 +149,15 @@ function policySpec(
   ingress: k8s.NetworkPolicyIngressRule[],
   egress: PodEgress,
 ): k8s.NetworkPolicySpec {
+  // An empty rule list is left out, not written as `[]`: both deny everything of their policy type, but the API
+  // server stores no empty list, so `[]` in the applied output makes every server-side re-apply a change (a new
+  // generation each time, found by applying to a real API server) and GitOps tools see drift forever.
+  const egressRules = egress.grants.map(egressRule);
   return {
     podSelector: { matchLabels: { ...podLabels } },
     policyTypes: ['Ingress', 'Egress'],
-    ingress,
-    egress: egress.grants.map(egressRule),
+    ...(ingress.length > 0 ? { ingress } : {}),
+    ...(egressRules.length > 0 ? { egress: egressRules } : {}),
   };
 }
 

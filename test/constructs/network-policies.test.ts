@@ -44,7 +44,6 @@ describe('AgentNetworkPolicies with the broker off', () => {
         dnsRule,
         { ports: [{ port: 443, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] },
       ],
-      ingress: [],
       podSelector: { matchLabels: agentSelector },
       policyTypes: ['Ingress', 'Egress'],
     });

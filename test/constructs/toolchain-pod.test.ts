@@ -249,7 +249,6 @@ describe('toolchain pod NetworkPolicies with the broker off (CIDR rules)', () =>
 
   it('egress none: nothing at all, not even DNS; ingress only from the agent pod on the MCP port', () => {
     assert.deepEqual(policyOf('none'), {
-      egress: [],
       ingress: fromAgentOnMcp,
       podSelector: { matchLabels: selector('toolchain-rust') },
       policyTypes: ['Ingress', 'Egress'],
