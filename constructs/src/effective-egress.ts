@@ -219,12 +219,23 @@ function brokerGrant(plan: AgentPlan, neededBy: readonly string[]): EgressGrant 
   };
 }
 
-/** `0.0.0.0/0` and `::/0`, each minus the denied ranges of its family. */
+/**
+ * Whether a range lies inside `::ffff:0:0/96`, the IPv4-mapped IPv6 addresses. The API server reads such a range
+ * as the IPv4 range it maps (so `::ffff:0:0/96` is "0.0.0.0/0" to it) and refuses it as an `except` of `::/0`
+ * ("must be a strict subset of `cidr`", found by applying to a real API server). No packet carries one: a
+ * connection to an IPv4-mapped address leaves as IPv4, where the IPv4 block's `except` list applies. The broker
+ * keeps refusing them after resolution (its own check); the NetworkPolicy leaves them out.
+ */
+function ipv4Mapped(cidr: string): boolean {
+  return /^::ffff:(0:0|[0-9a-f]{1,4}:[0-9a-f]{1,4}|\d+\.\d+\.\d+\.\d+)\/(9[6-9]|1[0-2]\d)$/i.test(cidr);
+}
+
+/** `0.0.0.0/0` and `::/0`, each minus the denied ranges of its family (IPv4-mapped ranges: see `ipv4Mapped`). */
 export function internetBlocks(deniedCidrs: readonly string[]): { cidr: string; except: string[] }[] {
   const v6 = (cidr: string) => cidr.includes(':');
   return [
     { cidr: '0.0.0.0/0', except: deniedCidrs.filter((c) => !v6(c) && c !== '0.0.0.0/0') },
-    { cidr: '::/0', except: deniedCidrs.filter((c) => v6(c) && c !== '::/0') },
+    { cidr: '::/0', except: deniedCidrs.filter((c) => v6(c) && c !== '::/0' && !ipv4Mapped(c)) },
   ];
 }
 
