@@ -442,7 +442,8 @@ export function claimSpec(
     `${pad(indent)}storageClassName: {{ if eq . "-" }}""{{ else }}{{ . | quote }}{{ end }}`,
     `${pad(indent)}{{- end }}`,
   ]);
-  return out;
+  // Among the other keys by its name, as the renderer writes it (before `volumeMode`).
+  return sortedEntries(out);
 }
 
 /** The StatefulSet's workspace claim template, sized and classed by `agent.persistence`; none with an existing claim. */

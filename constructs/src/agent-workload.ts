@@ -105,7 +105,7 @@ export class AgentWorkload extends Construct {
     }
 
     if (volume.kind === 'claimTemplate') {
-      this.workload = new k8s.KubeStatefulSet(this, 'stateful-set', {
+      const statefulSet = new StatefulSetWithStoredClaims(this, 'stateful-set', {
         metadata,
         spec: {
           replicas: 1,
@@ -119,11 +119,13 @@ export class AgentWorkload extends Construct {
                 accessModes: [...volume.accessModes],
                 resources: { requests: { storage: k8s.Quantity.fromString(volume.storage) } },
                 ...(volume.storageClassName ? { storageClassName: volume.storageClassName } : {}),
+                volumeMode: 'Filesystem',
               },
             },
           ],
         },
       });
+      this.workload = statefulSet;
     } else {
       this.workload = new k8s.KubeDeployment(this, 'deployment', {
         metadata,
@@ -188,4 +190,28 @@ export function serverInstaller(plan: AgentPlan): k8s.Container {
     securityContext: restrictedContainerSecurityContext(),
     volumeMounts: [{ name: SERVER_BUNDLE_VOLUME, mountPath: '/toolyard' }],
   };
+}
+
+/**
+ * A StatefulSet whose claim templates are written as the API server stores them: it fills in `apiVersion`,
+ * `kind` and `status.phase` (and `spec.volumeMode`, set above), and `volumeClaimTemplates` is an atomic list, so
+ * a second field manager applying the bare template (cdk8s synth next to toolyard synth, a GitOps tool taking
+ * over) "changed" it and conflicted with the first. Found by applying to a real API server (issue 28). The L1
+ * class's own `toJson` keeps only the typed fields, so they are added after it.
+ */
+class StatefulSetWithStoredClaims extends k8s.KubeStatefulSet {
+  override toJson(): ReturnType<k8s.KubeStatefulSet['toJson']> {
+    const json = super.toJson() as { spec?: { volumeClaimTemplates?: Record<string, unknown>[] } };
+    const templates = json.spec?.volumeClaimTemplates ?? [];
+    json.spec = {
+      ...json.spec,
+      volumeClaimTemplates: templates.map((claim) => ({
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        ...claim,
+        status: { phase: 'Pending' },
+      })),
+    };
+    return json;
+  }
 }

@@ -81,14 +81,20 @@ describe('Agent', () => {
     );
     const sts = find(objects, 'StatefulSet', 'tiny') as Json;
     assert.equal(sts.spec['serviceName'], 'tiny');
+    // The stored form (apiVersion, kind, volumeMode, status as the API server fills them in): a second field
+    // manager applying the same template must not conflict with the first (test/cluster/e2e/gitops.e2e.ts).
     assert.deepEqual(sts.spec['volumeClaimTemplates'], [
       {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
         metadata: { labels: labelsFor('tiny', 'agent'), name: 'workspace' },
         spec: {
           accessModes: ['ReadWriteOnce'],
           resources: { requests: { storage: '20Gi' } },
           storageClassName: 'fast',
+          volumeMode: 'Filesystem',
         },
+        status: { phase: 'Pending' },
       },
     ]);
     assert.equal((find(objects, 'Service', 'tiny') as Json).spec.clusterIP, 'None');
