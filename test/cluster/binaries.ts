@@ -1,0 +1,213 @@
+/**
+ * The test cluster's binaries, built from pinned Go modules with the machine's Go (never downloaded prebuilt):
+ * kube-apiserver, kube-controller-manager, kube-scheduler and kubelet from `k8s.io/kubernetes` and etcd from
+ * `go.etcd.io/etcd/server/v3` (module `go/`), kwok from `sigs.k8s.io/kwok` (module `kwok/`). Static
+ * (`CGO_ENABLED=0`), version-stamped as Kubernetes' own build does (`/version` and Helm's `kubeVersion` checks
+ * read it), and kept in the cache directory under a key of everything that decides the bytes: both modules'
+ * go.mod and go.sum, the etcd entry point, the Go version and this recipe. A warm run reuses them; Go's own build
+ * cache (on the machine, outside the repository) makes a rebuild after a version bump only recompile what changed.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cacheDir } from '../../release/src/cache-dir.ts';
+import { KUBERNETES_COMMANDS, KUBERNETES_VERSION, KWOK_VERSION } from './versions.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const CONTROL_PLANE_MODULE = join(HERE, 'go');
+const KWOK_MODULE = join(HERE, 'kwok');
+/** Files whose bytes decide the binaries (besides the Go version and the recipe below). */
+const INPUTS = ['go/go.mod', 'go/go.sum', 'go/cmd/etcd/main.go', 'kwok/go.mod', 'kwok/go.sum'];
+/** Bump when the way the binaries are built changes, so an old cache entry is never taken for a new one. */
+const RECIPE = 'static, trimpath, stripped, version-stamped: 1';
+
+export interface ClusterBinaries {
+  readonly dir: string;
+  readonly etcd: string;
+  readonly kubeApiserver: string;
+  readonly kubeControllerManager: string;
+  readonly kubeScheduler: string;
+  readonly kubelet: string;
+  readonly kwok: string;
+}
+
+function binariesIn(dir: string): ClusterBinaries {
+  return {
+    dir,
+    etcd: join(dir, 'etcd'),
+    kubeApiserver: join(dir, 'kube-apiserver'),
+    kubeControllerManager: join(dir, 'kube-controller-manager'),
+    kubeScheduler: join(dir, 'kube-scheduler'),
+    kubelet: join(dir, 'kubelet'),
+    kwok: join(dir, 'kwok'),
+  };
+}
+
+/** The oldest Go that builds Kubernetes 1.35 (its go.mod says go 1.25.0). */
+const MIN_GO = [1, 25] as const;
+
+function versionOf(go: string): string | undefined {
+  try {
+    return execFileSync(go, ['env', 'GOVERSION'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function newEnough(version: string): boolean {
+  const [major = 0, minor = 0] = version.replace(/^go/, '').split('.').map(Number);
+  return major > MIN_GO[0] || (major === MIN_GO[0] && minor >= MIN_GO[1]);
+}
+
+let chosenGo: string | undefined;
+
+/**
+ * The Go that builds: `go` on PATH if it is new enough, else the machine's own toolchain in /usr/local/go (a
+ * Debian `golang-go`, older, may come first on PATH where the red-team tests need one).
+ */
+function goBinary(): string {
+  if (chosenGo) return chosenGo;
+  for (const candidate of ['go', '/usr/local/go/bin/go']) {
+    const version = versionOf(candidate);
+    if (version && newEnough(version)) {
+      chosenGo = candidate;
+      return candidate;
+    }
+  }
+  throw new Error(
+    `the test cluster needs Go ${MIN_GO.join('.')} or newer to build Kubernetes; found ${versionOf('go') ?? 'no go'} on PATH and none in /usr/local/go`,
+  );
+}
+
+function goVersion(): string {
+  return versionOf(goBinary()) ?? '';
+}
+
+/** The cache entry's name: the Kubernetes version and a hash of every input. */
+export function binariesKey(): string {
+  const hash = createHash('sha256');
+  for (const file of INPUTS)
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(HERE, file)))
+      .update('\0');
+  hash.update(goVersion()).update('\0').update(RECIPE);
+  return `${KUBERNETES_VERSION}-${hash.digest('hex').slice(0, 16)}`;
+}
+
+function binariesDir(): string {
+  return cacheDir('cluster', binariesKey());
+}
+
+/**
+ * `-X` settings for the version packages, as Kubernetes' release build sets them: the server's `/version`, the
+ * components' `--version`, and the clients' user agent. The build date is the module's own release time, so two
+ * builds of the same inputs give the same bytes.
+ */
+function versionLdflags(moduleTime: string): string {
+  const [major, minor] = KUBERNETES_VERSION.slice(1).split('.');
+  const values: Record<string, string> = {
+    gitVersion: KUBERNETES_VERSION,
+    gitMajor: major ?? '',
+    gitMinor: minor ?? '',
+    gitTreeState: 'clean',
+    buildDate: moduleTime,
+  };
+  const flags: string[] = [];
+  for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'])
+    for (const [name, value] of Object.entries(values)) flags.push(`-X ${pkg}.${name}=${value}`);
+  return flags.join(' ');
+}
+
+function moduleTime(moduleDir: string, path: string): string {
+  const info = JSON.parse(
+    execFileSync(goBinary(), ['list', '-m', '-json', path], {
+      cwd: moduleDir,
+      encoding: 'utf8',
+      env: goEnv(),
+    }),
+  ) as { Time?: string };
+  if (!info.Time) throw new Error(`go list -m ${path} gave no release time`);
+  return info.Time.replace(/\.\d+Z$/, 'Z');
+}
+
+function goEnv(): NodeJS.ProcessEnv {
+  // GOTOOLCHAIN=local: the machine's Go builds it, never a toolchain fetched because a go.mod asks for one;
+  // -mod=readonly: go.sum is the lock, a missing entry is an error rather than a silent update.
+  return { ...process.env, CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly -buildvcs=false' };
+}
+
+function goBuild(moduleDir: string, out: string, ldflags: string, packages: readonly string[]): void {
+  execFileSync(
+    'go',
+    ['build', '-trimpath', '-ldflags', `-s -w ${ldflags}`.trim(), '-o', `${out}/`, ...packages],
+    {
+      cwd: moduleDir,
+      env: goEnv(),
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+}
+
+function firstLine(binary: string, args: readonly string[]): string {
+  return (execFileSync(binary, args, { encoding: 'utf8' }).split('\n')[0] ?? '').trim();
+}
+
+/** Checks that each built binary says the version it was built from. */
+function checkVersions(bin: ClusterBinaries): void {
+  const expected: Array<[string, readonly string[], string]> = [
+    [bin.kubeApiserver, ['--version'], `Kubernetes ${KUBERNETES_VERSION}`],
+    [bin.kubeControllerManager, ['--version'], `Kubernetes ${KUBERNETES_VERSION}`],
+    [bin.kubeScheduler, ['--version'], `Kubernetes ${KUBERNETES_VERSION}`],
+    [bin.kubelet, ['--version'], `Kubernetes ${KUBERNETES_VERSION}`],
+    [bin.kwok, ['--version'], `kwok version ${KWOK_VERSION}`],
+  ];
+  for (const [binary, args, prefix] of expected) {
+    const printed = firstLine(binary, args);
+    if (!printed.startsWith(prefix))
+      throw new Error(`${binary} ${args.join(' ')} printed "${printed}", not ${prefix}`);
+  }
+  const etcd = firstLine(bin.etcd, ['--version']);
+  if (!/^etcd Version: 3\.6\./.test(etcd)) throw new Error(`etcd --version printed "${etcd}", not 3.6.x`);
+}
+
+/** Builds the binaries unless the cache has them; returns where they are. Atomic: a half-done build never counts. */
+export function buildClusterBinaries(log: (line: string) => void = () => {}): ClusterBinaries {
+  const dir = binariesDir();
+  if (existsSync(join(dir, '.complete'))) return binariesIn(dir);
+  mkdirSync(dirname(dir), { recursive: true });
+  const staging = mkdtempSync(`${dir}.staging-`);
+  try {
+    const started = Date.now();
+    log(`building Kubernetes ${KUBERNETES_VERSION} and etcd from Go modules (cold: ~5-10 min on 2 cores)`);
+    const ldflags = versionLdflags(moduleTime(CONTROL_PLANE_MODULE, 'k8s.io/kubernetes'));
+    goBuild(CONTROL_PLANE_MODULE, staging, ldflags, [...KUBERNETES_COMMANDS, './cmd/etcd']);
+    log(`building kwok ${KWOK_VERSION}`);
+    goBuild(KWOK_MODULE, staging, '', ['sigs.k8s.io/kwok/cmd/kwok']);
+    checkVersions(binariesIn(staging));
+    writeFileSync(join(staging, '.complete'), `${binariesKey()}\n`);
+    log(`cluster binaries built in ${Math.round((Date.now() - started) / 1000)} s`);
+    try {
+      renameSync(staging, dir);
+    } catch (error) {
+      // Another process finished the same build first; its binaries are the same.
+      if (!existsSync(join(dir, '.complete'))) throw error;
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return binariesIn(dir);
+}
+
+/** The built binaries, or an error that says how to build them. */
+export function requireClusterBinaries(): ClusterBinaries {
+  const dir = binariesDir();
+  if (!existsSync(join(dir, '.complete')))
+    throw new Error(`the test cluster's binaries are not built in ${dir}; run: npm run cluster:build`);
+  return binariesIn(dir);
+}

@@ -1,0 +1,28 @@
+/**
+ * `npm run cluster`: builds (once) and starts the test cluster for a developer, prints how to reach it, and
+ * stops it — every process, every file — on Ctrl-C. `-- --kwok-nodes N` adds N fake nodes (default 3).
+ */
+import { buildClusterBinaries } from './binaries.ts';
+import { startCluster } from './cluster.ts';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const at = process.argv.indexOf('--kwok-nodes');
+const kwokNodes = at >= 0 ? Number(process.argv[at + 1]) : 3;
+if (!Number.isInteger(kwokNodes) || kwokNodes < 0) {
+  log('npm run cluster: --kwok-nodes takes a whole number (0 for none)');
+  process.exit(2);
+}
+buildClusterBinaries(log);
+const cluster = await startCluster({ kwokNodes, log });
+process.stdout.write(
+  `export KUBECONFIG=${cluster.kubeconfig}\n# kubectl: ${cluster.kubectlPath}\n# logs: ${cluster.dir}/*.log\n# Ctrl-C stops the cluster and removes ${cluster.dir}\n`,
+);
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping the cluster');
+    void cluster.stop().then(() => process.exit(0));
+  });
+setInterval(() => {}, 1 << 30);

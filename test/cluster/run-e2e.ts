@@ -1,0 +1,46 @@
+/**
+ * `npm run test:cluster`: builds the cluster's binaries (once; cached), starts one test cluster with kwok nodes,
+ * runs every test/cluster/e2e/*.e2e.ts file against it (TOOLYARD_TEST_CLUSTER names its handle), then stops it —
+ * every process it started, every file it wrote — whatever the tests did. Exits with the tests' status.
+ * Arguments, if any, are test files to run instead of all of them.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildClusterBinaries } from './binaries.ts';
+import { startCluster } from './cluster.ts';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const E2E_DIR = join(HERE, 'e2e');
+/** kwok nodes of the shared cluster: enough for spreading and node-selector scenarios, cheap to run. */
+const KWOK_NODES = 3;
+
+const log = (line: string) => process.stderr.write(`[cluster] ${line}\n`);
+const files =
+  process.argv.slice(2).length > 0
+    ? process.argv.slice(2)
+    : readdirSync(E2E_DIR)
+        .filter((f) => f.endsWith('.e2e.ts'))
+        .sort()
+        .map((f) => relative(process.cwd(), join(E2E_DIR, f)));
+
+const built = Date.now();
+buildClusterBinaries(log);
+log(`binaries ready in ${((Date.now() - built) / 1000).toFixed(1)} s`);
+const cluster = await startCluster({ kwokNodes: KWOK_NODES, log });
+let status = 1;
+try {
+  status = await new Promise<number>((resolve) => {
+    const child = spawn(process.execPath, ['--test', '--test-concurrency=1', ...files], {
+      stdio: 'inherit',
+      env: { ...process.env, TOOLYARD_TEST_CLUSTER: cluster.handleFile },
+    });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+  log(`API server resident memory at the end: ${(cluster.apiserverRss() / 2 ** 20).toFixed(0)} MiB`);
+} finally {
+  await cluster.stop();
+  log('stopped: every process ended, its directory removed');
+}
+process.exit(status);
