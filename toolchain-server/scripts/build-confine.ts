@@ -23,7 +23,10 @@ export const CONFINE_BINARY = 'toolyard-confine';
 export const CODEBOX_BINARY = 'toolyard-codebox';
 export const CODEBOX_SOURCE = join(serverRoot, 'confine', 'toolyard-codebox.c');
 /** The freestanding binaries built here, by file name. */
-export const CONFINE_PROGRAMS = { [CONFINE_BINARY]: CONFINE_SOURCE, [CODEBOX_BINARY]: CODEBOX_SOURCE } as const;
+export const CONFINE_PROGRAMS = {
+  [CONFINE_BINARY]: CONFINE_SOURCE,
+  [CODEBOX_BINARY]: CODEBOX_SOURCE,
+} as const;
 export type ConfineProgram = keyof typeof CONFINE_PROGRAMS;
 
 /** Architectures the images are built for (OCI names), with the ELF machine each binary must carry. */
