@@ -9,7 +9,7 @@
  */
 
 export const PYTHON_PRELUDE = String.raw`
-import ast, asyncio, itertools, json, os, sys, threading, traceback
+import ast, itertools, json, os, sys, threading, traceback, types
 def _toolyard_start():
     main_path, cwd, names = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     for fd in (3, 4):
@@ -63,6 +63,7 @@ def _toolyard_start():
         return unwrap(box["m"])
 
     async def request_async(op, **fields):
+        import asyncio
         loop = asyncio.get_running_loop()
         future, number = loop.create_future(), next(ids)
         waiters[number] = lambda m: loop.call_soon_threadsafe(lambda: future.done() or future.set_result(m))
@@ -117,17 +118,22 @@ def _toolyard_start():
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     scope = {"__name__": "__main__", "__file__": main_path, "__builtins__": __builtins__, **helpers}
 
-    async def run():
+    # asyncio is imported only for a program that awaits: it is most of an empty run's start-up.
+    def run():
         pending = eval(compile(tree, main_path, "exec", flags=flags), scope)
-        if asyncio.iscoroutine(pending):
-            await pending
-        if last is None:
-            return None
-        value = eval(compile(ast.Expression(last.value), main_path, "eval", flags=flags), scope)
-        return (await value) if asyncio.iscoroutine(value) else value
+        final = None if last is None else compile(ast.Expression(last.value), main_path, "eval", flags=flags)
+        if isinstance(pending, types.CoroutineType) or (final is not None and final.co_flags & 0x80):
+            import asyncio
+            async def finish():
+                if isinstance(pending, types.CoroutineType):
+                    await pending
+                value = None if final is None else eval(final, scope)
+                return (await value) if isinstance(value, types.CoroutineType) else value
+            return asyncio.run(finish())
+        return None if final is None else eval(final, scope)
 
     try:
-        value = asyncio.run(run())
+        value = run()
     except SystemExit as stop:
         send({"op": "result", "value": None})
         raise
