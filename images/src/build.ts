@@ -10,7 +10,11 @@ import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:f
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { nodePackageName, nodeRuntime, pinnedNodeVersion } from '../../release/src/node-runtime.ts';
-import { buildConfine, CODEBOX_BINARY, CONFINE_BINARY } from '../../toolchain-server/scripts/build-confine.ts';
+import {
+  buildConfine,
+  CODEBOX_BINARY,
+  CONFINE_BINARY,
+} from '../../toolchain-server/scripts/build-confine.ts';
 import { bundle, bundleBroker } from '../../toolchain-server/scripts/bundle.ts';
 import { SERVER_BUNDLE_DIR } from '../../toolchain-server/src/launch.ts';
 import {
