@@ -12,6 +12,7 @@ import type {
   NamedEgress,
 } from '../../schema/src/types.generated.ts';
 import type { ToolPreset } from '../../toolchain-server/src/config.ts';
+import { codeModeRoutes } from './code-mode-plan.ts';
 import * as D from './defaults.ts';
 import { ECOSYSTEMS, isEcosystem, PRESET_ECOSYSTEMS } from './ecosystems.ts';
 import { type AgentNames, BROKER_COMPONENT, brokerRouteForGateway, brokerRouteForModel } from './names.ts';
@@ -166,7 +167,7 @@ export function planGatewayRoute(
   };
 }
 
-/** The broker's callers: every backend (its model route and the gateways'), then toolchains with egress. */
+/** The broker's callers: every backend (its model route and the gateways'), then toolchains with egress or code-mode routes. */
 export function planCallers(
   broker: PlannedBrokerSettings,
   backends: readonly PlannedBackend[],
@@ -200,9 +201,12 @@ export function planCallers(
         b.egress,
       ),
     ),
+    // A toolchain calls the broker for its egress by name, and for the gateway routes its code mode reaches.
     ...toolchains
-      .filter((t) => t.namedEgress.kind !== 'none')
-      .map((t) => caller(t.containerName, 'toolchain', t.pod?.objectName ?? agentPod, [], t.namedEgress)),
+      .filter((t) => t.namedEgress.kind !== 'none' || codeModeRoutes(t).length > 0)
+      .map((t) =>
+        caller(t.containerName, 'toolchain', t.pod?.objectName ?? agentPod, codeModeRoutes(t), t.namedEgress),
+      ),
   ];
 }
 

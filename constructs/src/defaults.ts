@@ -159,6 +159,8 @@ export const BROKER_TOKEN_ENV = 'TOOLYARD_BROKER_TOKEN';
 export const BROKER_URL_ENV = 'TOOLYARD_BROKER_URL';
 /** Where a toolchain's own broker token is mounted, as the file `token` (never in its environment). */
 export const BROKER_TOKEN_DIR = '/etc/toolyard/broker';
+/** Where code mode's tokens for other servers are mounted in a toolchain: `<dir>/<server>/token`. */
+export const CODE_MODE_TOKEN_DIR = '/etc/toolyard/code-mode';
 
 /*
  * The broker contract's constants, repeated here so the renderer stays free of zod in the browser bundle

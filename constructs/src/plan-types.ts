@@ -175,6 +175,43 @@ export interface PlannedToolchain {
   readonly configMapName: string;
   /** The server's bearer token: a file in the toolchain, an env var in backends. */
   readonly auth?: PlannedToolchainAuth;
+  /** Code mode (`tools.codeMode`, docs/code-mode.md): `run_code` and the servers its programs may call. */
+  readonly codeMode?: PlannedCodeMode;
+}
+
+/** One server a toolchain's code-mode programs may call, resolved against the spec. */
+export interface PlannedCodeModeServer {
+  readonly name: string;
+  readonly kind: 'toolchain' | 'gateway';
+  /** The toolchain itself: called in process, no URL, no token. */
+  readonly self: boolean;
+  /** The endpoint the toolchain server calls: a toolchain's, a gateway's broker route, or its own URL. */
+  readonly url?: string;
+  /**
+   * What it presents: a Secret's key mounted into this toolchain alone (a toolchain's or a gateway's own token), or
+   * this toolchain's broker token on a gateway route (the broker sets the gateway's credential).
+   */
+  readonly token?:
+    | {
+        readonly kind: 'secret';
+        readonly secret: { readonly name: string; readonly key: string };
+        readonly dir: string;
+      }
+    | { readonly kind: 'broker'; readonly route: string };
+}
+
+export interface PlannedCodeMode {
+  readonly languages: readonly ('python' | 'node')[];
+  /** The servers the spec names that resolve, in spec order (checks report the others). */
+  readonly servers: readonly PlannedCodeModeServer[];
+  /** The names as written. */
+  readonly requested: readonly string[];
+  readonly limits: {
+    readonly memoryMiB?: number;
+    readonly processes?: number;
+    readonly fileSizeMiB?: number;
+    readonly maxCallsPerRun?: number;
+  };
 }
 
 export interface PlannedToolchainPod {

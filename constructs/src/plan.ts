@@ -20,6 +20,7 @@ import {
   planNamedEgress,
 } from './broker-plan.ts';
 import { planCaches, planCacheUses, planEgressPhase } from './cache-plan.ts';
+import { planCodeMode } from './code-mode-plan.ts';
 import * as D from './defaults.ts';
 import {
   AgentNames,
@@ -57,7 +58,7 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
   const network = spec.networkPolicy ?? {};
   const brokerSettings = planBrokerSettings(spec.broker, names);
   const caches = planCaches(spec.workspace?.caches, names);
-  const toolchains = (spec.toolchains ?? []).map((toolchain, i) =>
+  const plainToolchains = (spec.toolchains ?? []).map((toolchain, i) =>
     planToolchain(toolchain, names, planCacheUses(toolchain.caches, caches, i)),
   );
   const backends = spec.backends.map((backend) => planBackend(backend, brokerSettings));
@@ -66,6 +67,13 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
       ? planExternalGateway(gateway, brokerSettings)
       : planDeployedGateway(gateway, names, brokerSettings),
   );
+  // Code mode names other toolchains and gateways: planned once every one of them is.
+  const toolchains = plainToolchains.map((toolchain, i) => {
+    const codeMode = spec.toolchains?.[i]?.tools?.codeMode;
+    return codeMode
+      ? { ...toolchain, codeMode: planCodeMode(codeMode, toolchain, plainToolchains, gateways) }
+      : toolchain;
+  });
   return {
     names,
     name,

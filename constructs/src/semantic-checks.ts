@@ -7,6 +7,7 @@ import type { SpecProblem } from '../../schema/src/validator.ts';
 import { BACKEND_BROKER_ENV_NAMES, gitHardeningEnv, portName } from './backend-container.ts';
 import { checkBroker } from './broker-checks.ts';
 import { checkCaches } from './cache-checks.ts';
+import { checkCodeMode } from './code-mode-checks.ts';
 import { BROKER_TOKEN_DIR, CLIENT_CONFIG_PATHS, PATHS } from './defaults.ts';
 import { clientConfigEnv, clientConfigProblems, mcpServerEntries } from './mcp-client-configs.ts';
 import { type AgentPlan, podToolchains, sidecarToolchains } from './plan.ts';
@@ -29,6 +30,10 @@ export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
     ...checkAcknowledgements(plan),
     ...checkBroker(plan),
     ...checkCaches(plan),
+    ...checkCodeMode(
+      plan,
+      plan.toolchains.map((t) => (t.limits as { confinement?: string }).confinement),
+    ),
     ...clientConfigProblems(plan),
   ];
 }

@@ -3,6 +3,7 @@ import type { ToolchainServerConfigInput } from '../../toolchain-server/src/conf
 import { cacheEnv, offlineEnv, serverCaches } from './cache-plan.ts';
 import { BROKER_TOKEN_DIR, PATHS, TOKEN_FILE_NAME, TOOLCHAIN_POD_LISTEN_HOST } from './defaults.ts';
 import type { PlannedToolchain } from './plan.ts';
+import type { PlannedCodeMode } from './plan-types.ts';
 import { assertServerContract } from './server-contract.ts';
 
 /** Writable locations for language caches, all under the `HOME` emptyDir. */
@@ -91,6 +92,25 @@ export function toolchainServerConfig(
       : {}),
     ...(toolchain.caches.length > 0 ? { caches: serverCaches(toolchain) } : {}),
     ...(toolchain.egressPhase === 'fetch' ? { offlineEnv: offlineEnv(toolchain) } : {}),
+    ...(toolchain.codeMode ? { codeMode: serverCodeMode(toolchain.codeMode) } : {}),
+  };
+}
+
+/** Code mode as the server reads it: each server's URL and the file of the token it presents. */
+function serverCodeMode(codeMode: PlannedCodeMode): NonNullable<ToolchainServerConfigInput['codeMode']> {
+  return {
+    languages: [...codeMode.languages],
+    servers: codeMode.servers.map((s) => ({
+      name: s.name,
+      kind: s.kind,
+      ...(s.url ? { url: s.url } : {}),
+      ...(s.token?.kind === 'secret'
+        ? { tokenFile: `${s.token.dir}/${TOKEN_FILE_NAME}` }
+        : s.token?.kind === 'broker'
+          ? { tokenFile: `${BROKER_TOKEN_DIR}/${TOKEN_FILE_NAME}` }
+          : {}),
+    })),
+    ...(Object.keys(codeMode.limits).length > 0 ? { limits: { ...codeMode.limits } } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import { serverCommand } from '../../toolchain-server/src/launch.ts';
 import { noProxyHosts } from './backend-container.ts';
 import { cacheEnv } from './cache-plan.ts';
 import { cacheMounts } from './cache-volumes.ts';
+import { codeModeRoutes } from './code-mode-plan.ts';
 import {
   plainEnv,
   resourceRequirements,
@@ -53,6 +54,8 @@ export class ToolchainSidecar extends Construct {
     this.toolchain = toolchain;
     // With egress through the broker, the server gives its children the proxy and its own token, from a file.
     const viaBroker = plan.broker.enabled && toolchain.namedEgress.kind !== 'none';
+    // Code mode's gateway routes are opened with the same broker token, held by the server alone.
+    const brokerCaller = viaBroker || (plan.broker.enabled && codeModeRoutes(toolchain).length > 0);
     this.configJson = toolchainServerConfigJson(
       toolchain,
       plan.workspace.mountPath,
@@ -73,17 +76,24 @@ export class ToolchainSidecar extends Construct {
     const token = toolchain.auth
       ? tokenFile(`${toolchain.containerName}-token`, toolchain.auth.secret)
       : undefined;
-    const brokerToken = viaBroker
+    const brokerToken = brokerCaller
       ? tokenFile(`${toolchain.containerName}-broker`, {
           name: plan.broker.tokensSecret,
           key: toolchain.containerName,
         })
       : undefined;
+    // Code mode's tokens for other servers: each a Secret key of its own, in this toolchain only.
+    const codeModeTokens = (toolchain.codeMode?.servers ?? []).flatMap((server) => {
+      if (server.token?.kind !== 'secret') return [];
+      const file = tokenFile(`${toolchain.containerName}-cm-${server.name}`, server.token.secret);
+      return [{ volume: file.volume, mount: { ...file.mount, mountPath: server.token.dir } }];
+    });
     this.volumes = [
       ...scratch.volumes,
       { name: configVolume, configMap: { name: toolchain.configMapName } },
       ...(token ? [token.volume] : []),
       ...(brokerToken ? [brokerToken.volume] : []),
+      ...codeModeTokens.map((t) => t.volume),
     ];
     this.container = {
       name: toolchain.containerName,
@@ -111,6 +121,7 @@ export class ToolchainSidecar extends Construct {
         { name: configVolume, mountPath: PATHS.toolchainConfigDir, readOnly: true },
         ...(token ? [token.mount] : []),
         ...(brokerToken ? [{ ...brokerToken.mount, mountPath: BROKER_TOKEN_DIR }] : []),
+        ...codeModeTokens.map((t) => t.mount),
         ...(toolchain.injectServer
           ? [{ name: bundleVolume, mountPath: PATHS.serverBundle, readOnly: true }]
           : []),

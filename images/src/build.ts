@@ -10,7 +10,11 @@ import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:f
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { nodePackageName, nodeRuntime, pinnedNodeVersion } from '../../release/src/node-runtime.ts';
-import { buildConfine, CONFINE_BINARY } from '../../toolchain-server/scripts/build-confine.ts';
+import {
+  buildConfine,
+  CODEBOX_BINARY,
+  CONFINE_BINARY,
+} from '../../toolchain-server/scripts/build-confine.ts';
 import { bundle, bundleBroker } from '../../toolchain-server/scripts/bundle.ts';
 import { SERVER_BUNDLE_DIR } from '../../toolchain-server/src/launch.ts';
 import {
@@ -77,8 +81,8 @@ export async function imageMetadata(root: string): Promise<ImageMetadata & { epo
 
 /**
  * The /opt/toolyard layer of one program and architecture: bin/node (that architecture's), the program's bundle,
- * for the toolchain server bin/toolyard-confine (the confinement helper, built reproducibly for that
- * architecture), and Node's licence, root-owned and read-only.
+ * for the toolchain server bin/toolyard-confine (the confinement helper) and bin/toolyard-codebox (code mode's),
+ * built reproducibly for that architecture, and Node's licence, root-owned and read-only.
  */
 async function serverLayer(
   root: string,
@@ -94,11 +98,15 @@ async function serverLayer(
   await copyFile(runtime.bin, join(opt, 'bin', 'node'));
   await (program.name === 'toolyard-broker' ? bundleBroker : bundle)(join(opt, program.bundleFile));
   // The broker starts no processes: only the toolchain server confines its calls.
-  if (program.name === 'toolchain-server') await buildConfine(architecture, join(opt, 'bin', CONFINE_BINARY));
+  if (program.name === 'toolchain-server') {
+    await buildConfine(architecture, join(opt, 'bin', CONFINE_BINARY));
+    await buildConfine(architecture, join(opt, 'bin', CODEBOX_BINARY), CODEBOX_BINARY);
+  }
   await copyFile(runtime.license, join(opt, 'LICENSE.node'));
   await run('chmod', ['-R', 'u=rwX,go=rX', tree]);
   await chmod(join(opt, 'bin', 'node'), 0o755);
-  if (program.name === 'toolchain-server') await chmod(join(opt, 'bin', CONFINE_BINARY), 0o755);
+  if (program.name === 'toolchain-server')
+    for (const binary of [CONFINE_BINARY, CODEBOX_BINARY]) await chmod(join(opt, 'bin', binary), 0o755);
   const tar = join(work, `${program.name}-layer-${architecture}.tar`);
   const top = SERVER_BUNDLE_DIR.split('/').filter(Boolean)[0]!;
   await run('tar', ['--create', `--file=${tar}`, ...reproducibleTarFlags(epoch), '-C', tree, top]);

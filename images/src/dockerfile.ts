@@ -67,6 +67,7 @@ export function dockerfile(image: ImageDefinition, versions: DockerfileInputs): 
           '# The confinement helper of the target architecture (npm run build:server builds both).',
           'ARG TARGETARCH',
           `COPY --chown=0:0 --chmod=0755 toolchain-server/dist/confine/\${TARGETARCH}/toolyard-confine /opt/toolyard/bin/toolyard-confine`,
+          `COPY --chown=0:0 --chmod=0755 toolchain-server/dist/confine/\${TARGETARCH}/toolyard-codebox /opt/toolyard/bin/toolyard-codebox`,
         ]
       : []),
     `ENV ${env.join(' \\\n    ')}`,

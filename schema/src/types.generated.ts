@@ -17,6 +17,11 @@ export type WorkspaceVolume = EmptyDirWorkspace | ClaimWorkspace;
  */
 export type CacheVolume = EmptyDirCache | ClaimCache;
 /**
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "DnsLabel".
+ */
+export type DnsLabel = string;
+/**
  * An MCP gateway holding external authority. With `image` it is deployed (Deployment, Service, ServiceAccount, preset Role); with `url` an existing gateway is referenced, not deployed.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
@@ -52,11 +57,6 @@ export type WarningAcknowledgement = WarningAcknowledgement1;
  * via the `definition` "RbacPreset".
  */
 export type RbacPreset = 'read-only' | 'namespace-write';
-/**
- * This interface was referenced by `ToolyardAgent`'s JSON-Schema
- * via the `definition` "DnsLabel".
- */
-export type DnsLabel = string;
 /**
  * A Kubernetes quantity.
  *
@@ -428,6 +428,46 @@ export interface ToolchainTools {
    * Binaries `exec_allowed` may run, resolved to absolute paths when the server starts. Bare names only.
    */
   allowedCommands?: string[];
+  codeMode?: CodeMode;
+}
+/**
+ * Code mode (docs/code-mode.md): a `run_code` tool that runs a short Python or JavaScript/TypeScript program in a fresh confined process with no network at all (the workspace read-only, writes only to `outputs/` and a scratch HOME, memory, process and time limits). The program calls the MCP tools of `servers` as `mcp_<server>.<tool>(args)` through the toolchain server, which holds their credentials (the program never sees a token), checks the allowlist, bounds and audits every call. The tool's description stays the same size however many servers there are: programs find tools with `list_servers()`, `list_tools()`, `query_tool_docs()` and `search_tool_docs()`. Needs kernel confinement (`limits.confinement` not `off`) and a sidecar toolchain.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "CodeMode".
+ */
+export interface CodeMode {
+  /**
+   * Languages programs may be written in. `python` needs `python3` in the image; `node` runs JavaScript and TypeScript (types stripped) on the Node runtime the toolchain server brings, so every image has it.
+   *
+   * @minItems 1
+   */
+  languages: ['python' | 'node', ...('python' | 'node')[]];
+  /**
+   * The MCP servers programs may call, by toolchain or gateway name (this toolchain itself included): `mcp_<name>` with dashes as underscores. A gateway is called through its broker route with this toolchain's broker token, or at its Service with its own token mounted into this toolchain only; a toolchain at its MCP endpoint with its token. Gateways with `preApproved: false` cannot be listed: a program cannot ask for an approval.
+   */
+  servers?: DnsLabel[];
+  /**
+   * Resource limits of one program run.
+   */
+  limits?: {
+    /**
+     * Memory the program may allocate.
+     */
+    memoryMiB?: number;
+    /**
+     * Processes and threads the program may start.
+     */
+    processes?: number;
+    /**
+     * Largest file the program may write.
+     */
+    fileSizeMiB?: number;
+    /**
+     * MCP calls one run may make.
+     */
+    maxCallsPerRun?: number;
+  };
 }
 /**
  * Routing hints: which commands and files this toolchain is the home of (`toolyard explain --command` and `describe_toolchain` report them).

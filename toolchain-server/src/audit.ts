@@ -29,6 +29,7 @@ export const AUDIT_FIELDS = {
     'Kernel confinement of the call: `{ abi, mode, killed }` — the Landlock ABI the helper applied (0: none), `limits.confinement`, and how many leftover descendants the helper killed after the command ended (null when no process ran).',
   egress:
     'True when the call got the broker proxy (`egressProxy`; under `phase: fetch` only fetch tools get it), else false.',
+  run: 'The code-mode run (`run_code`, docs/code-mode.md) the call is or was made by, or null.',
 } as const;
 
 /** The `confinement` field of an audit line. */

@@ -209,6 +209,63 @@ export const cacheSchema = z
   .strict();
 export type CacheConfig = z.output<typeof cacheSchema>;
 
+/** Languages code mode runs (docs/code-mode.md): `node` also runs TypeScript, by Node's type stripping. */
+export const CODE_MODE_LANGUAGES = ['python', 'node'] as const;
+export type CodeModeLanguage = (typeof CODE_MODE_LANGUAGES)[number];
+/** `toolchain`: another toolchain's server (or this one's own, by its name); `gateway`: an MCP gateway. */
+export const CODE_MODE_SERVER_KINDS = ['toolchain', 'gateway'] as const;
+
+/**
+ * One MCP server a code-mode program may call as `mcp_<name>` (dashes become underscores). The server calls it with
+ * the token in `tokenFile`, read once at start and never given to a child; this toolchain itself (kind `toolchain`
+ * and this config's `name`) is called in process and needs neither.
+ */
+export const codeModeServerSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label'),
+    kind: z.enum(CODE_MODE_SERVER_KINDS),
+    /** Its MCP endpoint (Streamable HTTP): a toolchain's, a gateway's Service, or the gateway's broker route. */
+    url: z.string().url().optional(),
+    /** A file holding the bearer token to present (its own token, or this toolchain's broker token for a route). */
+    tokenFile: z.string().startsWith('/', 'must be an absolute path').optional(),
+  })
+  .strict();
+
+/** Resource limits of one code-mode run (docs/code-mode.md, "Limits"). */
+export const codeModeLimitsSchema = z
+  .object({
+    /** Memory the program may allocate (Python: RLIMIT_DATA; Node: its heap, and RLIMIT_DATA above V8's reservation). */
+    memoryMiB: z.number().int().min(32).max(65536).default(512),
+    /** Processes and threads the program may start beyond the ones the server's uid has (RLIMIT_NPROC). */
+    processes: z.number().int().min(1).max(4096).default(64),
+    /** Largest file the program may write (RLIMIT_FSIZE), in outputs/ or its scratch directory. */
+    fileSizeMiB: z.number().int().min(1).max(65536).default(256),
+    /** MCP calls one run may make; beyond it a call fails with TOOLYARD_CODE_MODE_LIMIT. */
+    maxCallsPerRun: z.number().int().min(0).max(10000).default(200),
+    /** MCP calls of one run in flight at once. */
+    maxConcurrentCalls: z.number().int().min(1).max(64).default(8),
+    /** Largest program accepted, in bytes of UTF-8. */
+    maxCodeBytes: z.number().int().min(1024).max(4194304).default(262144),
+  })
+  .strict();
+
+export const codeModeSchema = z
+  .object({
+    languages: z.array(z.enum(CODE_MODE_LANGUAGES)).min(1),
+    servers: z.array(codeModeServerSchema).default([]),
+    limits: codeModeLimitsSchema.default({
+      memoryMiB: 512,
+      processes: 64,
+      fileSizeMiB: 256,
+      maxCallsPerRun: 200,
+      maxConcurrentCalls: 8,
+      maxCodeBytes: 262144,
+    }),
+  })
+  .strict()
+  .optional();
+export type CodeModeConfig = z.output<typeof codeModeSchema>;
+
 /** Fields that existed once, with why they are gone; a config that still has one is told so. */
 const REMOVED_FIELDS: Readonly<Record<string, string>> = {
   '/auth/bearerTokenEnv':
@@ -247,9 +304,31 @@ export const toolchainServerConfigSchema = z
     offlineEnv: z.record(envName, z.string()).default({}),
     /** Path of the `toolyard-confine` helper. Default: `<bundleDir>/bin/toolyard-confine` next to the server. */
     confinementHelper: z.string().startsWith('/', 'must be an absolute path').optional(),
+    /**
+     * Code mode (docs/code-mode.md): a `run_code` tool that runs a Python or JavaScript/TypeScript program, confined
+     * with no network, which calls `servers` through the server. Absent: no `run_code`.
+     */
+    codeMode: codeModeSchema,
   })
   .strict()
   .superRefine((c, ctx) => {
+    c.codeMode?.servers.forEach((server, i) => {
+      const alias = server.name.replace(/-/g, '_');
+      const twin = c.codeMode!.servers.findIndex((other) => other.name.replace(/-/g, '_') === alias);
+      if (twin !== i)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['codeMode', 'servers', i, 'name'],
+          message: `${server.name} is called mcp_${alias}, as servers[${twin}] is: each server needs its own alias`,
+        });
+      const self = server.kind === 'toolchain' && server.name === c.name;
+      if (!self && server.url === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['codeMode', 'servers', i, 'url'],
+          message: `${server.name} needs a url (only this toolchain itself, by its own name, is called in process)`,
+        });
+    });
     const inside = (path: string, dir: string) =>
       path === dir || path.startsWith(`${dir.replace(/\/$/, '')}/`);
     c.caches.forEach((cache, i) => {

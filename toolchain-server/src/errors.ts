@@ -80,6 +80,11 @@ export const ERROR_CODES = {
     summary: 'The client cancelled the call or disconnected; the process group was killed.',
     decision: 'error',
   },
+  TOOLYARD_CODE_MODE_UNAVAILABLE: {
+    summary:
+      'run_code cannot run here: the kernel does not confine calls (Landlock), the image lacks the interpreter or toolyard-codebox, or the language is not enabled.',
+    decision: 'error',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -3,16 +3,31 @@
  * One instance per server process; MCP sessions share it but never share per-client state.
  */
 
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, constants as fsConstants, realpathSync, rmSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { type LogSink, stdoutSink } from '../kit/audit-sink.ts';
 import { readTokenFile } from '../kit/token-file.ts';
 import { type AuditRecord, hashSession } from './audit.ts';
+import {
+  CodeMode,
+  type RunCodeInput,
+  runCodeDescription,
+  runCodeInput,
+  runCodeOutput,
+  summarizeRun,
+} from './code-mode/run-code.ts';
+import { CodeCallError } from './code-mode/targets.ts';
 import type { ToolchainServerConfig } from './config.ts';
 import { type ConfinementState, parseReports, probeConfinement } from './confinement/helper.ts';
-import { callPolicy, helperArgs, type StaticPolicy, staticPolicy } from './confinement/policy.ts';
+import {
+  callPolicy,
+  codeModeHelperArgs,
+  helperArgs,
+  type StaticPolicy,
+  staticPolicy,
+} from './confinement/policy.ts';
 import {
   type CallScratch,
   cargoConfigFiles,
@@ -82,6 +97,8 @@ export interface CallContext {
   readonly sessionId?: string | undefined;
   /** Present when the client sent a progress token. */
   readonly sendProgress?: ((progress: number, message: string) => void) | undefined;
+  /** The code-mode run that makes this call (a program calling this toolchain's own tools). */
+  readonly run?: string | undefined;
 }
 
 /** Thrown for a tool name that does not exist: a protocol fault, not a tool failure. */
@@ -125,7 +142,9 @@ export class Toolchain {
   private readonly policies: { readonly other: StaticPolicy; readonly fetch: StaticPolicy } | undefined;
   private readonly scratchBase: string | undefined;
   private readonly pinnedFiles: PinnedFiles;
-  private readonly tools = new Map<string, ExecTool | 'describe'>();
+  private readonly tools = new Map<string, ExecTool | 'describe' | 'run_code'>();
+  /** Code mode (`codeMode`): `run_code` and the servers its programs may call. */
+  readonly codeMode: CodeMode | undefined;
   private readonly allowedByTool = new Map<string, ReadonlySet<string>>();
   /** Every child's environment before the caller's variables, without the proxy. */
   private readonly baseEnv: Record<string, string>;
@@ -244,8 +263,105 @@ export class Toolchain {
       outputSchema: toJsonSchema(describeOutputSchema, 'output') as ListedTool['outputSchema'],
       annotations: { title: 'Describe this toolchain', readOnlyHint: true, openWorldHint: false },
     });
+    if (config.codeMode) {
+      this.codeMode = this.buildCodeMode(config.codeMode, env);
+      this.tools.set('run_code', 'run_code');
+      listed.push({
+        name: 'run_code',
+        title: 'Run a program that calls MCP tools',
+        description: runCodeDescription(config.codeMode.languages),
+        inputSchema: {
+          ...(toJsonSchema(runCodeInput, 'input') as ListedTool['inputSchema']),
+          properties: {
+            ...(toJsonSchema(runCodeInput, 'input') as { properties: Record<string, unknown> }).properties,
+            language: { type: 'string', enum: this.codeMode.languages() },
+          },
+        },
+        outputSchema: toJsonSchema(runCodeOutput, 'output') as ListedTool['outputSchema'],
+        annotations: {
+          title: 'Run a program that calls MCP tools',
+          readOnlyHint: false,
+          openWorldHint: true,
+        },
+      });
+    }
     this.listedTools = listed;
     this.versions = opts.probeVersions === false ? Promise.resolve({}) : this.probeVersions();
+  }
+
+  /** Code mode's host: this server's confinement, spawner, limits and audit (docs/code-mode.md). */
+  private buildCodeMode(
+    codeMode: NonNullable<ToolchainServerConfig['codeMode']>,
+    env: Readonly<Record<string, string | undefined>>,
+  ): CodeMode {
+    const helper = this.confinement.helper;
+    const codebox = helper ? executable(join(dirname(helper), 'toolyard-codebox')) : undefined;
+    const python = codeMode.languages.includes('python') ? onPath('python3', env.PATH) : undefined;
+    const node = codeMode.languages.includes('node') ? executable(process.execPath) : undefined;
+    const programEnv: Record<string, string> = {};
+    for (const [name, value] of Object.entries(
+      buildBaseEnv({ passthrough: this.config.env.passthrough, set: {} }, env),
+    ))
+      if (!/^(NODE_|PYTHON)/.test(name)) programEnv[name] = value;
+    Object.assign(programEnv, PINNED_CONFIG_ENV);
+    return new CodeMode(
+      codeMode,
+      {
+        toolchain: this.config.name,
+        log: this.log,
+        workspaceRoot: () => this.roots.primary,
+        resolveCwd: (requested) => this.roots.resolveCwd(requested),
+        unavailable: () =>
+          !this.confinement.helper || this.confinement.abi === 0 || !this.policies || !this.scratchBase
+            ? `code mode runs only under kernel confinement, and this server's calls are not confined (limits.confinement ${this.confinement.mode}, status ${this.confinement.status}; docs/confinement.md)`
+            : undefined,
+        scratchBase: () => this.scratchBase as string,
+        callScratch: () => {
+          const scratch = this.callScratch() as CallScratch;
+          return { dir: scratch.dir, env: scratch.env, remove: (report) => this.endCall(scratch, report) };
+        },
+        helperArgs: (extra) => [
+          ...this.confinement.helperFlags,
+          ...codeModeHelperArgs((this.policies as { other: StaticPolicy }).other, {
+            roots: this.roots.real,
+            readOnly: extra.readOnly,
+            readWrite: extra.readWrite,
+            scratch: extra.scratch,
+            timeoutMs: extra.timeoutMs + this.killGraceMs + 2000,
+            graceMs: this.killGraceMs,
+          }),
+        ],
+        spawn: (helperArgs, cwdId, req) => {
+          this.spawner ??= new ConfineSpawner(this.confinement.helper as string);
+          return this.spawner.run({ ...req, helperArgs, cwdId });
+        },
+        programEnv,
+        killGraceMs: this.killGraceMs,
+        maxOutputBytes: this.config.limits.maxOutputBytes,
+        codebox,
+        python,
+        node,
+      },
+      {
+        listTools: () =>
+          this.listedTools
+            .filter((t) => t.name !== 'run_code')
+            .map((t) => ({
+              name: t.name,
+              title: t.title,
+              description: t.description,
+              inputSchema: t.inputSchema,
+            })),
+        callTool: async (tool, args, signal, run) => {
+          if (tool === 'run_code' || !this.tools.has(tool))
+            throw new CodeCallError(
+              'TOOLYARD_CODE_MODE_UNKNOWN_TOOL',
+              `${this.config.name} has no tool ${JSON.stringify(tool)} a program may call`,
+            );
+          return this.callTool(tool, args, { signal, run });
+        },
+      },
+    );
   }
 
   /** Start-up report: missing roots and binaries, logged once as a JSON line. */
@@ -256,8 +372,17 @@ export class Toolchain {
       mode: this.config.tools.mode,
       tools: this.listedTools.map((t) => t.name),
       commands: this.commands.list().map((c) => ({ name: c.name, path: c.path ?? null })),
-      missingBinaries: this.commands.missing(),
+      missingBinaries: [...this.commands.missing(), ...(this.codeMode?.missing() ?? [])],
       presets: this.presetStatus,
+      ...(this.codeMode
+        ? {
+            codeMode: {
+              languages: this.codeMode.languages(),
+              servers: this.codeMode.targets.list.map((t) => t.name),
+              unavailable: this.codeMode.missing(),
+            },
+          }
+        : {}),
       missingRoots: this.roots.missing(),
       confinement: {
         mode: this.confinement.mode,
@@ -274,7 +399,10 @@ export class Toolchain {
   readiness(): ReadyState {
     const missingRoots = this.roots.missing();
     const optional = new Set(this.presetStatus.flatMap((p) => p.optionalMissing));
-    const missingBinaries = this.commands.missing().filter((b) => !optional.has(b));
+    const missingBinaries = [
+      ...this.commands.missing().filter((b) => !optional.has(b)),
+      ...(this.codeMode?.missing() ?? []),
+    ];
     const { mode, abi, status } = this.confinement;
     return {
       ready: !this.draining && missingRoots.length === 0 && missingBinaries.length === 0,
@@ -311,10 +439,12 @@ export class Toolchain {
       session: hashSession(ctx.sessionId),
       confinement: { abi: this.confinement.abi, mode: this.confinement.mode, killed: null },
       egress: false,
+      run: ctx.run ?? null,
     };
     this.inFlight++;
     try {
       if (this.draining) throw new ToolError('TOOLYARD_SHUTTING_DOWN', 'the server is shutting down.');
+      if (entry === 'run_code') return await this.runCode(rawArgs, ctx, audit, started);
       if (entry === 'describe') {
         const description = await this.describe();
         this.finishAudit(audit, started, 'ok');
@@ -401,8 +531,10 @@ export class Toolchain {
     const pinned = PinnedCwd.open(cwd);
     let release: () => void;
     try {
-      const queued = this.limiter.active >= this.limiter.maxConcurrency;
-      release = await this.limiter.acquire(ctx.signal);
+      // A program's call of this toolchain's own tools runs inside the run's slot (bounded by its own limits):
+      // waiting for another slot could wait for the run itself.
+      const queued = ctx.run === undefined && this.limiter.active >= this.limiter.maxConcurrency;
+      release = ctx.run === undefined ? await this.limiter.acquire(ctx.signal) : () => {};
       try {
         pinned.assertUnchanged();
         // Earlier calls ran while this one waited: the operands below the cwd are checked again.
@@ -495,6 +627,74 @@ export class Toolchain {
     return {
       content: [{ type: 'text', text: summarize(structured, timeoutSeconds) }],
       structuredContent: structured as unknown as Record<string, unknown>,
+      isError: outcome !== 'ok',
+    };
+  }
+
+  /** `run_code`: one confined program run (docs/code-mode.md), in one of the toolchain's slots. */
+  private async runCode(
+    rawArgs: unknown,
+    ctx: CallContext,
+    audit: AuditRecord,
+    started: number,
+  ): Promise<CallToolResult> {
+    const codeMode = this.codeMode as CodeMode;
+    const parsed = runCodeInput.safeParse(rawArgs ?? {});
+    if (!parsed.success) {
+      const detail = parsed.error.issues
+        .map((i) => `${i.path.length ? `/${i.path.map(String).join('/')}` : '/'}: ${i.message}`)
+        .join('; ');
+      throw new ToolError('TOOLYARD_INVALID_ARGUMENTS', `invalid arguments for run_code: ${detail}`);
+    }
+    const input: RunCodeInput = parsed.data;
+    const limits = this.config.limits;
+    const timeoutSeconds = input.timeoutSeconds ?? limits.defaultTimeoutSeconds;
+    if (timeoutSeconds > limits.maxTimeoutSeconds)
+      throw new ToolError(
+        'TOOLYARD_TIMEOUT_EXCEEDS_MAX',
+        `timeoutSeconds ${timeoutSeconds} is above the maximum.`,
+        {
+          rule: 'timeout-limit',
+          allowed: `at most ${limits.maxTimeoutSeconds} seconds`,
+        },
+      );
+    audit.cwd = input.cwd ?? null;
+    const release = ctx.run === undefined ? await this.limiter.acquire(ctx.signal) : () => {};
+    let ran: Awaited<ReturnType<CodeMode['run']>>;
+    try {
+      ran = await codeMode.run(input, { signal: ctx.signal, timeoutSeconds });
+    } finally {
+      release();
+    }
+    const { output, result } = ran;
+    audit.run = output.runId;
+    audit.argv = ran.argv;
+    audit.cwd = ran.cwd;
+    this.checkConfinement(result, audit, ran.cwd);
+    audit.exitCode = result.exitCode;
+    audit.signal = result.signal;
+    audit.stdoutBytes = result.stdoutBytes;
+    audit.stderrBytes = result.stderrBytes;
+    audit.truncated = result.truncated;
+    audit.timedOut = result.timedOut;
+    audit.cancelled = result.cancelled && ctx.signal?.aborted === true;
+    if (result.truncated) this.metrics.truncations.inc();
+    if (result.timedOut) this.metrics.timeouts.inc();
+    if (audit.cancelled) {
+      audit.decision = 'error';
+      audit.code = 'TOOLYARD_CANCELLED';
+    }
+    const outcome: CallOutcome = audit.cancelled
+      ? 'cancelled'
+      : result.timedOut
+        ? 'timeout'
+        : result.exitCode === 0 && output.error === null
+          ? 'ok'
+          : 'nonzero';
+    this.finishAudit(audit, started, outcome, 'run_code');
+    return {
+      content: [{ type: 'text', text: summarizeRun(output, timeoutSeconds) }],
+      structuredContent: output as unknown as Record<string, unknown>,
       isError: outcome !== 'ok',
     };
   }
@@ -713,6 +913,7 @@ export class Toolchain {
     const killed = this.groups.size + (this.spawner?.calls ?? 0);
     // Confined calls end through their reapers (SIGTERM, then SIGKILL after the grace); unconfined ones by group.
     await Promise.all([this.spawner?.close(this.killGraceMs + 1000), this.groups.killAll(this.killGraceMs)]);
+    this.codeMode?.close();
     if (this.scratchBase) rmSync(this.scratchBase, { recursive: true, force: true });
     return { killed };
   }
@@ -769,4 +970,25 @@ function describeText(d: ToolchainDescription): string {
       `handles: commands ${d.handles.commands.join(', ') || '-'}; files ${d.handles.files.join(', ') || '-'}`,
     );
   return lines.join('\n');
+}
+
+/** `path` resolved, when it is an executable file. */
+function executable(path: string): string | undefined {
+  try {
+    const real = realpathSync(path);
+    accessSync(real, fsConstants.X_OK);
+    return real;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first executable `name` on `PATH`, resolved. */
+function onPath(name: string, path: string | undefined): string | undefined {
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (!dir.startsWith('/')) continue;
+    const found = executable(join(dir, name));
+    if (found) return found;
+  }
+  return undefined;
 }

@@ -161,9 +161,11 @@ function assertSecretsOutside(
 /** The part of the policy that is the same for every call, computed once at start. */
 export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
   const { config } = inputs;
-  const secrets = [config.auth?.bearerTokenFile, config.egressProxy?.tokenFile].filter(
-    (p): p is string => p !== undefined,
-  );
+  const secrets = [
+    config.auth?.bearerTokenFile,
+    config.egressProxy?.tokenFile,
+    ...(config.codeMode?.servers.map((s) => s.tokenFile) ?? []),
+  ].filter((p): p is string => p !== undefined);
   const deniedRaw = [
     ...inputs.ownFiles,
     ...secrets,
@@ -213,6 +215,9 @@ export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
         ? [['auth.bearerTokenFile', config.auth.bearerTokenFile] as const]
         : []),
       ...(config.egressProxy ? [['egressProxy.tokenFile', config.egressProxy.tokenFile] as const] : []),
+      ...(config.codeMode?.servers ?? []).flatMap((s, i) =>
+        s.tokenFile ? [[`codeMode.servers[${i}].tokenFile`, s.tokenFile] as const] : [],
+      ),
       ...inputs.ownFiles.map((f) => ['the config file', f] as const),
     ],
     [...readWrite, ...caches.map((c) => c.path)],
@@ -258,5 +263,36 @@ export function helperArgs(
   for (const path of policy.readWrite) args.push('--rw', path);
   if (scratch) args.push('--rw', scratch, '--scratch', scratch);
   args.push('--timeout-ms', String(timeoutMs), '--grace-ms', String(graceMs));
+  return args;
+}
+
+/**
+ * The helper's argv for a code-mode run (docs/code-mode.md): the image and the workspace read-only (declared caches
+ * too), writes only where `readWrite` says (the run directory, `.` — the outputs directory the helper entered — and
+ * the devices), the scratch HOME, no TCP connect at all, scopes; `required`, since a run is never unconfined.
+ */
+export function codeModeHelperArgs(
+  policy: StaticPolicy,
+  inputs: {
+    readonly roots: readonly string[];
+    readonly readOnly: readonly string[];
+    readonly readWrite: readonly string[];
+    readonly scratch: string;
+    readonly timeoutMs: number;
+    readonly graceMs: number;
+  },
+): string[] {
+  const args = ['--mode', 'required', '--scope-signals', '--scope-abstract', '--no-connect'];
+  const readOnly = [
+    ...policy.readOnly,
+    ...inputs.roots,
+    ...(policy.caches ?? []).map((c) => c.path),
+    ...inputs.readOnly,
+  ];
+  for (const path of readOnly) args.push('--ro', path);
+  const devices = policy.readWrite.filter((p) => WRITABLE_DEVICES.includes(p));
+  for (const path of [...devices, ...inputs.readWrite]) args.push('--rw', path);
+  args.push('--rw', inputs.scratch, '--scratch', inputs.scratch);
+  args.push('--timeout-ms', String(inputs.timeoutMs), '--grace-ms', String(inputs.graceMs));
   return args;
 }
