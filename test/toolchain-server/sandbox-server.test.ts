@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { parseToolchainServerConfig } from '../../toolchain-server/src/config.ts';
 import { buildServer } from '../../toolchain-server/src/http.ts';
 import { connectClient, listen, makeConfig, makeWorkspace, memoryLog, type Workspace } from './helpers.ts';
