@@ -11,6 +11,7 @@ import { checkCodeMode } from './code-mode-checks.ts';
 import { BROKER_TOKEN_DIR, CLIENT_CONFIG_PATHS, PATHS } from './defaults.ts';
 import { clientConfigEnv, clientConfigProblems, mcpServerEntries } from './mcp-client-configs.ts';
 import { type AgentPlan, podToolchains, sidecarToolchains } from './plan.ts';
+import { checkSandboxes } from './sandbox-checks.ts';
 
 const MAX_NAME = 63;
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -34,6 +35,7 @@ export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
       plan,
       plan.toolchains.map((t) => (t.limits as { confinement?: string }).confinement),
     ),
+    ...checkSandboxes(plan),
     ...clientConfigProblems(plan),
   ];
 }
@@ -160,7 +162,9 @@ function checkUniqueNames(plan: AgentPlan): SpecProblem[] {
     path:
       i < plan.toolchains.length
         ? `/spec/toolchains/${i}/name`
-        : `/spec/gateways/${i - plan.toolchains.length}/name`,
+        : i < plan.toolchains.length + plan.gateways.length
+          ? `/spec/gateways/${i - plan.toolchains.length}/name`
+          : '/spec/sandboxes',
   }));
   const problems = [
     ...duplicates(

@@ -7,6 +7,12 @@
  * Sandbox, its pod and its workspace claim (owner references). The claim carries no `env` and no
  * `volumeClaimTemplates` — either would force a cold start — so every claim can be served from the pool.
  */
+import {
+  AGENT_SANDBOX_EXTENSIONS_GROUP,
+  AGENT_SANDBOX_GROUP,
+  AGENT_SANDBOX_LAUNCH_TYPE_LABEL,
+  AGENT_SANDBOX_VERSION,
+} from './api-versions.ts';
 import type { SandboxManagerConfig, SandboxTemplateConfig } from './config.ts';
 import { Informer } from './informer.ts';
 import { type KubeClient, KubeError, type KubeObject } from './kube-client.ts';
@@ -21,9 +27,7 @@ import {
 } from './provider.ts';
 import { type SandboxRecord, sessionHash } from './records.ts';
 
-export const AGENT_SANDBOX_GROUP = 'agents.x-k8s.io';
-export const AGENT_SANDBOX_EXTENSIONS_GROUP = 'extensions.agents.x-k8s.io';
-export const AGENT_SANDBOX_VERSION = 'v1beta1';
+export { AGENT_SANDBOX_EXTENSIONS_GROUP, AGENT_SANDBOX_GROUP, AGENT_SANDBOX_VERSION };
 
 interface Condition {
   readonly type: string;
@@ -144,7 +148,7 @@ export class AgentSandboxProvider implements SandboxProvider {
     if (!sandbox) return undefined;
     try {
       const object = await this.client.get(`${this.sandboxesPath}/${sandbox}`);
-      const type = object.metadata.labels?.['agents.x-k8s.io/launch-type'];
+      const type = object.metadata.labels?.[AGENT_SANDBOX_LAUNCH_TYPE_LABEL];
       return type === 'warm' || type === 'cold' ? type : undefined;
     } catch {
       return undefined;

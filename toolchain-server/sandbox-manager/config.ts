@@ -11,19 +11,12 @@
  * Kept free of Node APIs so the renderer can bundle it for the browser.
  */
 import { z } from 'zod';
+import { SANDBOX_MANAGER_CONFIG_FILE, SANDBOX_MANAGER_PATHS } from './constants.ts';
+
+export { SANDBOX_MANAGER_CONFIG_FILE, SANDBOX_MANAGER_PATHS };
 
 export const SANDBOX_PROVIDERS = ['agent-sandbox', 'kubernetes'] as const;
 export type SandboxProvider = (typeof SANDBOX_PROVIDERS)[number];
-
-/** Paths inside the manager's container, as the renderer mounts them. */
-export const SANDBOX_MANAGER_PATHS = {
-  configDir: '/etc/toolyard/sandboxes/config',
-  authDir: '/etc/toolyard/sandboxes/auth',
-  bootstrapDir: '/etc/toolyard/sandboxes/bootstrap',
-  serviceAccountDir: '/var/run/secrets/kubernetes.io/serviceaccount',
-} as const;
-
-export const SANDBOX_MANAGER_CONFIG_FILE = 'config.json';
 
 const port = z.number().int().min(1).max(65535);
 /** A port to listen on; 0 picks a free one (tests), reported in the `listening` line. */

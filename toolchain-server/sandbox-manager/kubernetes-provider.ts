@@ -102,11 +102,10 @@ export class KubernetesProvider implements SandboxProvider {
     const template = this.template(fields.template);
     const pod = template.pod as NonNullable<SandboxTemplateConfig['pod']>;
     const spec = structuredClone(pod.spec) as { volumes?: Record<string, unknown>[] };
-    spec.volumes = (spec.volumes ?? []).map((volume) =>
-      volume.name === pod.workspaceClaimVolume
-        ? { name: volume.name, persistentVolumeClaim: { claimName: name } }
-        : volume,
-    );
+    spec.volumes = [
+      ...(spec.volumes ?? []).filter((volume) => volume.name !== pod.workspaceClaimVolume),
+      { name: pod.workspaceClaimVolume, persistentVolumeClaim: { claimName: name } },
+    ];
     return {
       apiVersion: 'v1',
       kind: 'Pod',
