@@ -3,6 +3,7 @@
  * contract): where its tokens are mounted, the labels of its objects, the quota, and per template the warm pool
  * (agent-sandbox) or the pod and claim it creates (kubernetes), the lifecycle and what one sandbox counts.
  */
+import { k8s } from 'cdk8s-plus-28';
 import type { SandboxManagerConfigInput } from '../../toolchain-server/sandbox-manager/config.ts';
 import {
   SANDBOX_MANAGER_PATHS,
@@ -48,7 +49,10 @@ export function sandboxManagerConfig(
                 labels: { ...plan.names.labels(t.component, plan.labels) },
                 annotations: { ...plan.annotations },
               },
-              spec: JSON.parse(JSON.stringify(sandboxPodSpec(plan, sandboxes, t))) as Record<string, unknown>,
+              spec: k8s.KubePod.manifest({ spec: sandboxPodSpec(plan, sandboxes, t) }).spec as Record<
+                string,
+                unknown
+              >,
               workspaceClaim: sandboxWorkspaceClaimSpec(t),
               workspaceClaimVolume: SANDBOX_WORKSPACE_VOLUME,
             },

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildClusterBinaries } from './binaries.ts';
+import { buildAgentSandbox, buildClusterBinaries } from './binaries.ts';
 import { startCluster } from './cluster.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -27,6 +27,7 @@ const files =
 
 const built = Date.now();
 buildClusterBinaries(log);
+buildAgentSandbox(log);
 log(`binaries ready in ${((Date.now() - built) / 1000).toFixed(1)} s`);
 const cluster = await startCluster({ kwokNodes: KWOK_NODES, log });
 let status = 1;

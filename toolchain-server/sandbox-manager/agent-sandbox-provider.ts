@@ -132,7 +132,10 @@ export class AgentSandboxProvider implements SandboxProvider {
     return this.claims.waitFor(
       name,
       (claim) => {
-        if (!claim) throw new Error(`sandbox ${name} was deleted while starting`);
+        if (!claim) {
+          if (this.claims.deleted(name)) throw new Error(`sandbox ${name} was deleted while starting`);
+          return undefined;
+        }
         const record = claimRecord(claim);
         if (record.state === 'failed') throw new Error(`sandbox ${name} cannot start: ${record.reason}`);
         return record.state === 'running' ? record : undefined;

@@ -9,6 +9,8 @@ type Listener = () => void;
 
 export class Informer<T extends KubeObject> {
   private readonly objects = new Map<string, T>();
+  /** Names whose last watch event was a deletion (a re-list may briefly miss an object just created). */
+  private readonly gone = new Set<string>();
   private readonly listeners = new Set<Listener>();
   private readonly abort = new AbortController();
   private synced: Promise<void>;
@@ -55,10 +57,22 @@ export class Informer<T extends KubeObject> {
     return this.objects.get(name);
   }
 
+  /** Whether the object's last event was its deletion. */
+  deleted(name: string): boolean {
+    return this.gone.has(name);
+  }
+
+  /** Calls `listener` after every change of the cache; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Puts an object the manager just wrote into the cache (its watch event may come later). */
   remember(object: T): void {
     const known = this.objects.get(object.metadata.name);
     if (known && Number(known.metadata.resourceVersion) > Number(object.metadata.resourceVersion)) return;
+    this.gone.delete(object.metadata.name);
     this.objects.set(object.metadata.name, object);
     this.notify();
   }
@@ -102,8 +116,13 @@ export class Informer<T extends KubeObject> {
       return;
     }
     this.resourceVersion = object.metadata.resourceVersion ?? this.resourceVersion;
-    if (type === 'DELETED') this.objects.delete(object.metadata.name);
-    else this.objects.set(object.metadata.name, object);
+    if (type === 'DELETED') {
+      this.objects.delete(object.metadata.name);
+      this.gone.add(object.metadata.name);
+    } else {
+      this.objects.set(object.metadata.name, object);
+      this.gone.delete(object.metadata.name);
+    }
     this.notify();
   }
 

@@ -153,7 +153,10 @@ export class KubernetesProvider implements SandboxProvider {
   waitRunning(name: string, timeoutMs: number): Promise<SandboxRecord> {
     const check = (): SandboxRecord | undefined => {
       const claim = this.claims.get(name);
-      if (!claim) throw new Error(`sandbox ${name} was deleted while starting`);
+      if (!claim) {
+        if (this.claims.deleted(name)) throw new Error(`sandbox ${name} was deleted while starting`);
+        return undefined;
+      }
       const record = this.recordOf(claim);
       if (record.state === 'failed') throw new Error(`sandbox ${name} cannot start: ${record.reason}`);
       return record.state === 'running' ? record : undefined;

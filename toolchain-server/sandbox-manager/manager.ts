@@ -218,42 +218,58 @@ export class SandboxManager {
   }
 
   /** Create, or reuse the session's sandbox (resuming it if stopped); returns once its server is bound. */
+  /** Runs `task` with the session's sandbox counted as busy: the lifecycle pass never stops a busy sandbox. */
+  private async busy<T>(sessionKey: string, task: () => Promise<T>): Promise<T> {
+    const name = sessionObjectName(this.config.agent, sessionKey);
+    this.inFlight.set(name, (this.inFlight.get(name) ?? 0) + 1);
+    try {
+      return await task();
+    } finally {
+      const left = (this.inFlight.get(name) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(name, left);
+      else this.inFlight.delete(name);
+      this.markUsed(name);
+    }
+  }
+
   create(sessionKey: string, templateName: string | undefined): Promise<CreateOutcome> {
     this.checkSessionKey(sessionKey);
     const started = this.clock.now();
-    return this.sessionLocks.run(sessionKey, async () => {
-      const template = this.template(templateName);
-      const name = sessionObjectName(this.config.agent, sessionKey);
-      let record = this.provider.record(name);
-      let created = false;
-      if (record && templateName !== undefined && record.template !== template.name)
-        throw new SandboxError(
-          'TOOLYARD_SANDBOX_TEMPLATE_MISMATCH',
-          `session "${sessionKey}" has a sandbox of template "${record.template}", not "${template.name}"`,
-          'destroy it first (sandbox_destroy), or use another session key',
-        );
-      if (!record) {
-        await this.startLock.run('start', async () => {
-          checkQuota(this.config, this.provider.records(), template, 'create');
-          await this.provider.create(name, sessionKey, template).catch(kubeFailure);
-        });
-        created = true;
-        record = this.provider.record(name) as SandboxRecord;
-      }
-      const { record: running, resumed } = await this.ensureRunning(record);
-      await this.connect(running);
-      this.markUsed(running.name);
-      if (created) {
-        const launch = running.launch ?? (await this.launchType(running.name));
-        if (launch) this.launches.set(running.name, launch);
-      }
-      return {
-        sandbox: this.view(this.provider.record(name) ?? running),
-        created,
-        resumed,
-        readyMs: this.clock.now() - started,
-      };
-    });
+    return this.busy(sessionKey, () =>
+      this.sessionLocks.run(sessionKey, async () => {
+        const template = this.template(templateName);
+        const name = sessionObjectName(this.config.agent, sessionKey);
+        let record = this.provider.record(name);
+        let created = false;
+        if (record && templateName !== undefined && record.template !== template.name)
+          throw new SandboxError(
+            'TOOLYARD_SANDBOX_TEMPLATE_MISMATCH',
+            `session "${sessionKey}" has a sandbox of template "${record.template}", not "${template.name}"`,
+            'destroy it first (sandbox_destroy), or use another session key',
+          );
+        if (!record) {
+          await this.startLock.run('start', async () => {
+            checkQuota(this.config, this.provider.records(), template, 'create');
+            await this.provider.create(name, sessionKey, template).catch(kubeFailure);
+          });
+          created = true;
+          record = this.provider.record(name) as SandboxRecord;
+        }
+        const { record: running, resumed } = await this.ensureRunning(record);
+        await this.connect(running);
+        this.markUsed(running.name);
+        if (created) {
+          const launch = running.launch ?? (await this.launchType(running.name));
+          if (launch) this.launches.set(running.name, launch);
+        }
+        return {
+          sandbox: this.view(this.provider.record(name) ?? running),
+          created,
+          resumed,
+          readyMs: this.clock.now() - started,
+        };
+      }),
+    );
   }
 
   /** Runs `task` against the session's running, bound sandbox (resumed if it was stopped). */
@@ -265,15 +281,14 @@ export class SandboxManager {
       template: SandboxTemplateConfig,
     ) => Promise<T>,
   ): Promise<T> {
-    const record = await this.sessionLocks.run(
-      sessionKey,
-      async () => (await this.ensureRunning(this.required(sessionKey))).record,
-    );
-    const client = await this.connect(record);
-    const template = this.template(record.template);
-    this.inFlight.set(record.name, (this.inFlight.get(record.name) ?? 0) + 1);
-    try {
-      return await task(
+    return this.busy(sessionKey, async () => {
+      const record = await this.sessionLocks.run(
+        sessionKey,
+        async () => (await this.ensureRunning(this.required(sessionKey))).record,
+      );
+      const client = await this.connect(record);
+      const template = this.template(record.template);
+      return task(
         async (tool, args, signal) => {
           try {
             const answer = (await client.callTool(tool, args, signal)) as ToolAnswer;
@@ -289,10 +304,7 @@ export class SandboxManager {
         record,
         template,
       );
-    } finally {
-      this.inFlight.set(record.name, (this.inFlight.get(record.name) ?? 1) - 1);
-      this.markUsed(record.name);
-    }
+    });
   }
 
   exec(
@@ -386,12 +398,13 @@ export class SandboxManager {
   resume(sessionKey: string): Promise<CreateOutcome> {
     this.checkSessionKey(sessionKey);
     const started = this.clock.now();
-    return this.sessionLocks.run(sessionKey, async () => {
-      const { record, resumed } = await this.ensureRunning(this.required(sessionKey));
-      await this.connect(record);
-      this.markUsed(record.name);
-      return { sandbox: this.view(record), created: false, resumed, readyMs: this.clock.now() - started };
-    });
+    return this.busy(sessionKey, () =>
+      this.sessionLocks.run(sessionKey, async () => {
+        const { record, resumed } = await this.ensureRunning(this.required(sessionKey));
+        await this.connect(record);
+        return { sandbox: this.view(record), created: false, resumed, readyMs: this.clock.now() - started };
+      }),
+    );
   }
 
   destroy(sessionKey: string): Promise<SandboxView> {
@@ -451,7 +464,7 @@ export class SandboxManager {
         if (now - since >= template.retentionSeconds * 1000) {
           await this.sessionLocks.run(record.sessionKey, async () => {
             const current = this.provider.record(record.name);
-            if (current && !isActive(current)) {
+            if (current && !isActive(current) && (this.inFlight.get(record.name) ?? 0) === 0) {
               await this.provider.destroy(record.name);
               this.forget(record.name);
               destroyed.push(record.name);

@@ -149,8 +149,14 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   if (binding)
     app.post('/sandbox/bind', async (request, reply) => {
       const answer = binding.bind(presentedToken(request), request.body);
-      if (answer.status === 200) log({ event: 'sandbox-bound', session: binding.session ?? null });
-      else
+      if (answer.status === 200) {
+        log({ event: 'sandbox-bound', session: binding.session ?? null });
+        try {
+          toolchain.prepareSandbox();
+        } catch (error) {
+          log({ event: 'sandbox-outputs-failed', message: (error as Error).message });
+        }
+      } else
         log({
           event: 'sandbox-bind-refused',
           status: answer.status,

@@ -400,6 +400,11 @@ export class Toolchain {
     };
   }
 
+  /** A sandbox's server, just bound to its session: its workspace gets `outputs/`, where artifacts go. */
+  prepareSandbox(): void {
+    this.fileTools?.ensureOutputs();
+  }
+
   setSessionsGauge(gauge: () => number): void {
     this.sessionsGauge = gauge;
   }

@@ -159,6 +159,15 @@ export class FileTools {
     this.maxFileBytes = maxFileBytes;
   }
 
+  /** Makes `outputs/` in the workspace root, where artifacts go (kept if it exists; a link there is left alone). */
+  ensureOutputs(): void {
+    try {
+      mkdirSync(join(this.root(), 'outputs'), { mode: 0o2775 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+
   call(name: FileToolName, raw: unknown): FileToolResult {
     if (name === 'read_file') return this.read(parse(readFileInput, name, raw).path);
     if (name === 'write_file') return this.write(parse(writeFileInput, name, raw));
