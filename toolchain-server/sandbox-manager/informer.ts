@@ -84,26 +84,7 @@ export class Informer<T extends KubeObject> {
     timeoutMs: number,
     what: string,
   ): Promise<R> {
-    return new Promise((resolve, reject) => {
-      const test = (): boolean => {
-        const value = check(this.objects.get(name));
-        if (value === undefined) return false;
-        cleanup();
-        resolve(value);
-        return true;
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`));
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.listeners.delete(listener);
-      };
-      const listener = () => void test();
-      this.listeners.add(listener);
-      test();
-    });
+    return waitOn([this], () => check(this.objects.get(name)), timeoutMs, what);
   }
 
   private notify(): void {
@@ -164,4 +145,46 @@ export class Informer<T extends KubeObject> {
       }
     }
   }
+}
+
+/**
+ * Resolves with `check()`'s first value other than undefined, tested now and after every change of any of the
+ * caches; rejects when `check` throws or after `timeoutMs`. Its listeners are removed either way, and a throwing
+ * check never reaches whoever changed the cache.
+ */
+export function waitOn<R>(
+  informers: readonly { subscribe(listener: () => void): () => void }[],
+  check: () => R | undefined,
+  timeoutMs: number,
+  what: string,
+): Promise<R> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const unsubscribe: Array<() => void> = [];
+    const finish = () => {
+      done = true;
+      clearTimeout(timer);
+      for (const off of unsubscribe) off();
+    };
+    const test = () => {
+      if (done) return;
+      let value: R | undefined;
+      try {
+        value = check();
+      } catch (error) {
+        finish();
+        reject(error);
+        return;
+      }
+      if (value === undefined) return;
+      finish();
+      resolve(value);
+    };
+    const timer = setTimeout(() => {
+      finish();
+      reject(new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`));
+    }, timeoutMs);
+    for (const informer of informers) unsubscribe.push(informer.subscribe(test));
+    test();
+  });
 }

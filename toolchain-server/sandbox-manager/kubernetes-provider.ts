@@ -5,7 +5,7 @@
  * the pod, resume creates it again, destroy deletes both.
  */
 import type { SandboxManagerConfig, SandboxTemplateConfig } from './config.ts';
-import { Informer } from './informer.ts';
+import { Informer, waitOn } from './informer.ts';
 import { type KubeClient, KubeError, type KubeObject } from './kube-client.ts';
 import {
   lastUsedPatch,
@@ -161,11 +161,8 @@ export class KubernetesProvider implements SandboxProvider {
       if (record.state === 'failed') throw new Error(`sandbox ${name} cannot start: ${record.reason}`);
       return record.state === 'running' ? record : undefined;
     };
-    // Either cache may move the record on: wait on both, whichever sees it first.
-    return Promise.race([
-      this.pods.waitFor(name, () => check(), timeoutMs, `sandbox ${name} to run`),
-      this.claims.waitFor(name, () => check(), timeoutMs, `sandbox ${name} to run`),
-    ]);
+    // Either cache may move the record on: one wait on both.
+    return waitOn([this.pods, this.claims], check, timeoutMs, `sandbox ${name} to run`);
   }
 
   async suspend(name: string, at: Date): Promise<void> {

@@ -37,6 +37,36 @@ interface Claim {
   };
 }
 
+/**
+ * `kubectl auth can-i` as the manager. A subresource goes in its own flag: `pods/exec` as an argument would ask
+ * about the pod named exec.
+ */
+function canIAs(
+  cluster: ClusterClient,
+  world: SandboxWorld,
+  verb: string,
+  resource: string,
+  ns: string,
+): string {
+  const [type, subresource] = resource.split('/');
+  return cluster
+    .kubectl(
+      [
+        'auth',
+        'can-i',
+        verb,
+        type as string,
+        ...(subresource ? [`--subresource=${subresource}`] : []),
+        '-n',
+        ns,
+      ],
+      {
+        kubeconfig: world.managerKubeconfig,
+      },
+    )
+    .stdout.trim();
+}
+
 function structured(answer: ToolAnswer): Record<string, unknown> {
   assert.notEqual(answer.isError, true, answer.content[0]?.text);
   return answer.structuredContent ?? {};
@@ -238,17 +268,21 @@ describe('sandboxes on agent-sandbox: warm pool, sessions, lifecycle, quota, RBA
       describeState,
     );
     await waitFor(
-      'its Sandbox and workspace claim to go',
+      'its Sandbox and workspace claim to go (the garbage collector deletes them)',
       () =>
         cluster.kubectl(['get', 'sandbox', sandbox, '-n', namespace]).status === 1 &&
         cluster.kubectl(['get', 'pvc', `workspace-${sandbox}`, '-n', namespace]).status === 1,
-      60_000,
+      180_000,
       describeState,
     );
-    assert.ok(
-      world
-        .managerLines()
-        .some((l) => l.event === 'sandbox-lifecycle' && l.action === 'destroyed' && l.sandbox === name),
+    await waitFor(
+      'the lifecycle pass to report it destroyed',
+      () =>
+        world
+          .managerLines()
+          .some((l) => l.event === 'sandbox-lifecycle' && l.action === 'destroyed' && l.sandbox === name),
+      30_000,
+      describeState,
     );
     const gone = await client.callTool('sandbox_exec', { sessionKey: 'conv-3', command: ['ls'] });
     assert.match(gone.content[0]!.text, /TOOLYARD_SANDBOX_NOT_FOUND/);
@@ -256,9 +290,7 @@ describe('sandboxes on agent-sandbox: warm pool, sessions, lifecycle, quota, RBA
 
   it('holds exactly its Role: claims and sandboxes in its namespace, nothing else', () => {
     const canI = (verb: string, resource: string, ns = namespace) =>
-      cluster
-        .kubectl(['auth', 'can-i', verb, resource, '-n', ns], { kubeconfig: world.managerKubeconfig })
-        .stdout.trim();
+      canIAs(cluster, world, verb, resource, ns);
     assert.equal(canI('create', 'sandboxclaims.extensions.agents.x-k8s.io'), 'yes');
     assert.equal(canI('patch', 'sandboxes.agents.x-k8s.io'), 'yes');
     for (const [verb, resource] of [
@@ -333,7 +365,7 @@ describe('sandboxes on the kubernetes provider, on the same cluster without agen
       agent,
       namespace,
       provider: 'kubernetes',
-      templates: [{ name: 'shell', idleTimeoutSeconds: 3, retentionSeconds: 4 }],
+      templates: [{ name: 'shell' }, { name: 'brief', idleTimeoutSeconds: 3, retentionSeconds: 4 }],
       quota: { maxSandboxes: 2 },
       dir,
     });
@@ -357,7 +389,9 @@ describe('sandboxes on the kubernetes provider, on the same cluster without agen
   });
 
   it('creates a pod and a claim for a session (cold), reuses them, runs commands and moves files', async () => {
-    const outcome = structured(await client.callTool('sandbox_create', { sessionKey: 'task-1' }));
+    const outcome = structured(
+      await client.callTool('sandbox_create', { sessionKey: 'task-1', template: 'brief' }),
+    );
     const name = (outcome.sandbox as { sandbox: string }).sandbox;
     assert.equal((outcome.sandbox as { launch: string }).launch, 'cold');
     assert.equal(cluster.kubectl(['get', 'pod', name, '-n', namespace]).status, 0);
@@ -399,11 +433,13 @@ describe('sandboxes on the kubernetes provider, on the same cluster without agen
     structured(await client.callTool('sandbox_create', { sessionKey: 'task-2' }));
     structured(await client.callTool('sandbox_create', { sessionKey: 'task-3' }));
     const refused = await client.callTool('sandbox_create', { sessionKey: 'task-4' });
-    assert.match(refused.content[0]!.text, /TOOLYARD_SANDBOX_QUOTA/);
-    const canI = (verb: string, resource: string) =>
-      cluster
-        .kubectl(['auth', 'can-i', verb, resource, '-n', namespace], { kubeconfig: world.managerKubeconfig })
-        .stdout.trim();
+    assert.equal(refused.isError, true);
+    assert.match(refused.content[0]!.text, /^TOOLYARD_SANDBOX_QUOTA: 2 sandboxes of the agent are running/);
+    assert.equal(
+      cluster.kubectl(['get', 'pvc', sessionObjectName(agent, 'task-4'), '-n', namespace]).status,
+      1,
+    );
+    const canI = (verb: string, resource: string) => canIAs(cluster, world, verb, resource, namespace);
     assert.equal(canI('create', 'pods'), 'yes');
     for (const [verb, resource] of [
       ['get', 'secrets'],
