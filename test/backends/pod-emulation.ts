@@ -154,7 +154,10 @@ export class PodVolumes {
     if (!volume) throw new Error(`pod has no volume "${name}"`);
     if (volume.persistentVolumeClaim) {
       const claimed = this.claims.get(volume.persistentVolumeClaim.claimName);
-      if (!claimed) throw new Error(`volume "${name}": no host directory for claim ${volume.persistentVolumeClaim.claimName}`);
+      if (!claimed)
+        throw new Error(
+          `volume "${name}": no host directory for claim ${volume.persistentVolumeClaim.claimName}`,
+        );
       this.paths.set(name, claimed);
       return claimed;
     }
