@@ -14,22 +14,12 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { renderAgent } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
-import { BUNDLE_PATH } from '../../toolchain-server/scripts/bundle.ts';
 import { freePort } from '../support/free-port.ts';
 import { requireBackendClis } from './backend-clis.ts';
 import { startFakeAnthropic } from './fake-anthropic.ts';
@@ -40,11 +30,12 @@ import { startFakeOpenAi } from './fake-openai.ts';
 import { markers, plantedGeminiSettings, plantWorkspace, WORKSPACE } from './planted-workspace.ts';
 import {
   canEmulatePods,
+  installServerBundle,
   PodVolumes,
   renderedPod,
   runContainer,
-  type StartedContainer,
-  startContainer,
+  type StartedServer,
+  startServer,
 } from './pod-emulation.ts';
 
 const AGENT = 'e2e';
@@ -78,7 +69,7 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
   let base: string;
   let volumes: PodVolumes;
   let workspace: string;
-  let toolchain: StartedContainer;
+  let toolchain: StartedServer;
   let gateway: FakeGateway;
   let withheld: FakeGateway;
   let canary: FakeGateway;
@@ -124,8 +115,6 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
     const reason = canEmulatePods();
     if (reason) throw new Error(reason);
     const cliDir = requireBackendClis();
-    if (!existsSync(BUNDLE_PATH))
-      throw new Error(`no server bundle at ${BUNDLE_PATH}; run: npm run build:server`);
     for (const backend of backends) backend.api = await backend.start(backend.script);
     const [claudeApi, codexApi, geminiApi] = backends.map((b) => b.api as FakeApi);
     const ports = {
@@ -221,11 +210,7 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
     base = mkdtempSync(join(tmpdir(), 'toolyard-backends-'));
     volumes = new PodVolumes(join(base, 'volumes'), pod, configMaps);
 
-    // The init container copies the server bundle and a Node runtime into the shared emptyDir.
-    const bundle = volumes.hostPath('toolyard-server');
-    mkdirSync(join(bundle, 'bin'));
-    copyFileSync(process.execPath, join(bundle, 'bin', 'node'));
-    copyFileSync(BUNDLE_PATH, join(bundle, 'toolchain-server.mjs'));
+    installServerBundle(volumes);
 
     // The workspace is a git checkout (codex exec requires one), owned by the pod's uid like anything a
     // toolchain writes, and it holds the planted files.
@@ -235,29 +220,13 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
     execFileSync('chown', ['-R', '65532:65532', ...readdirSync(workspace).map((f) => join(workspace, f))]);
 
     imageMounts = { '/opt/backend-clis': cliDir, '/opt/node/bin': join(process.execPath, '..') };
-    toolchain = startContainer(volumes, 'toolchain-node', {
+    toolchain = await startServer(volumes, 'toolchain-node', {
       imageEnv: { PATH: '/usr/local/bin:/usr/bin:/bin' },
-    });
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`toolchain server did not start: ${out}`)), 30_000);
-      toolchain.child.stdout?.on('data', (chunk: Buffer) => {
-        out += chunk.toString('utf8');
-        if (out.includes('"event":"listening"')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      toolchain.done.then((r) => reject(new Error(`toolchain container exited ${r.code}: ${r.stderr}`)));
     });
   });
 
   after(async () => {
-    if (toolchain?.child.pid) {
-      try {
-        process.kill(-toolchain.child.pid, 'SIGKILL');
-      } catch {}
-    }
+    toolchain?.stop();
     await Promise.all([
       gateway?.close(),
       withheld?.close(),
