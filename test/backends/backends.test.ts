@@ -22,11 +22,8 @@ import { renderAgent } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { freePort } from '../support/free-port.ts';
 import { requireBackendClis } from './backend-clis.ts';
-import { startFakeAnthropic } from './fake-anthropic.ts';
 import { type FakeGateway, startFakeGateway } from './fake-gateway.ts';
-import { startFakeGemini } from './fake-gemini.ts';
 import { type FakeApi, ModelScript } from './fake-model.ts';
-import { startFakeOpenAi } from './fake-openai.ts';
 import { markers, plantedGeminiSettings, plantWorkspace, WORKSPACE } from './planted-workspace.ts';
 import {
   canEmulatePods,
@@ -37,6 +34,7 @@ import {
   type StartedServer,
   startServer,
 } from './pod-emulation.ts';
+import { MODEL_SECRET_ENV, runStockCli, STOCK_CLIS, type StockCli, specBackends } from './stock-clis.ts';
 
 const AGENT = 'e2e';
 const NAMESPACE = 'agents';
@@ -50,18 +48,17 @@ function nonce(label: string): string {
   return `${label}-NONCE-${Math.random().toString(36).slice(2, 12)}`;
 }
 
+const PROMPT = 'Run the toolchain and the gateway.';
+
 interface Backend {
   readonly name: string;
-  readonly argv: readonly string[];
+  readonly cli: StockCli;
   readonly script: ModelScript;
-  readonly start: (script: ModelScript) => Promise<FakeApi>;
   api?: FakeApi;
 }
 
 const backendSecrets = {
-  ANTHROPIC_API_KEY: 'sk-ant-fake',
-  OPENAI_API_KEY: 'sk-fake',
-  GOOGLE_API_KEY: 'fake-google-key',
+  ...MODEL_SECRET_ENV,
   [`TOOLYARD_GATEWAY_${GATEWAY.toUpperCase()}_TOKEN`]: GATEWAY_TOKEN,
 };
 
@@ -69,6 +66,7 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
   let base: string;
   let volumes: PodVolumes;
   let workspace: string;
+  let cliDir: string;
   let toolchain: StartedServer;
   let gateway: FakeGateway;
   let withheld: FakeGateway;
@@ -90,33 +88,17 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
     withheld: true,
   };
   const plan = (tool: RegExp) => [toolchainCall(tool), gatewayCall, withheldCall];
-  const backends: Backend[] = [
-    {
-      name: 'claude',
-      argv: ['claude', '-p', 'Run the toolchain and the gateway.'],
-      script: new ModelScript(plan(/^mcp__toolchain-node__exec_allowed$/)),
-      start: startFakeAnthropic,
-    },
-    {
-      name: 'codex',
-      argv: ['codex', 'exec', 'Run the toolchain and the gateway.'],
-      script: new ModelScript(plan(/^mcp__toolchain_node\.exec_allowed$/)),
-      start: startFakeOpenAi,
-    },
-    {
-      name: 'gemini',
-      argv: ['gemini', '-p', 'Run the toolchain and the gateway.'],
-      script: new ModelScript(plan(/toolchain-node.*exec_allowed$/)),
-      start: startFakeGemini,
-    },
-  ];
+  const backends: Backend[] = [STOCK_CLIS.claude, STOCK_CLIS.codex, STOCK_CLIS.gemini].map((cli) => ({
+    name: cli.name,
+    cli,
+    script: new ModelScript(plan(cli.tool('toolchain-node', 'exec_allowed'))),
+  }));
 
   before(async () => {
     const reason = canEmulatePods();
     if (reason) throw new Error(reason);
-    const cliDir = requireBackendClis();
-    for (const backend of backends) backend.api = await backend.start(backend.script);
-    const [claudeApi, codexApi, geminiApi] = backends.map((b) => b.api as FakeApi);
+    cliDir = requireBackendClis();
+    for (const backend of backends) backend.api = await backend.cli.startApi(backend.script);
     const ports = {
       toolchain: await freePort(),
       health: await freePort(),
@@ -135,7 +117,6 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
       port: ports.withheld,
     });
     canary = await startFakeGateway({ toolName: 'planted_tool', answer: 'planted' });
-    const secret = (name: string) => ({ name, secretName: 'model-credentials', key: name.toLowerCase() });
     const spec: ToolyardAgent = {
       apiVersion: 'toolyard.dev/v1alpha1',
       kind: 'Agent',
@@ -146,41 +127,7 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
         // proof (real CLIs through the real broker) is test/broker-e2e/backends-broker.test.ts.
         broker: { enabled: false },
         acknowledgedWarnings: [{ warning: 'broker-disabled', reason: 'calls the fake model APIs directly' }],
-        backends: [
-          {
-            name: 'claude',
-            type: 'claude',
-            image: { repository: 'example/claude-code', tag: '2.1.330' },
-            port: 8080,
-            env: {
-              ANTHROPIC_BASE_URL: claudeApi?.url as string,
-              CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-            },
-            secretEnv: [secret('ANTHROPIC_API_KEY')],
-          },
-          {
-            name: 'codex',
-            type: 'openai',
-            image: { repository: 'example/codex', tag: '0.169.0' },
-            port: 8081,
-            secretEnv: [secret('OPENAI_API_KEY')],
-            // A model Codex has no metadata for gets plain function tools (no tool search), which the fake speaks.
-            settings: {
-              model: 'toolyard-fake-model',
-              openai_base_url: `${codexApi?.url}/v1`,
-              analytics: { enabled: false },
-            },
-          },
-          {
-            name: 'gemini',
-            type: 'gemini',
-            image: { repository: 'example/gemini-cli', tag: '0.61.0' },
-            port: 8082,
-            env: { GOOGLE_GENAI_USE_VERTEXAI: 'true', GOOGLE_VERTEX_BASE_URL: geminiApi?.url as string },
-            secretEnv: [secret('GOOGLE_API_KEY')],
-            settings: { privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } },
-          },
-        ],
+        backends: specBackends(backends.map((b) => [b.cli, b.api as FakeApi])),
         toolchains: [
           {
             name: 'node',
@@ -271,21 +218,15 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
 
   /** The backend image's own command: the CLI's plain headless invocation, in the workspace. */
   const runCli = (backend: Backend) =>
-    runContainer(volumes, backend.name, {
-      argv: backend.argv,
-      cwd: WORKSPACE,
-      imageMounts,
-      imageEnv: {
-        PATH: '/opt/backend-clis/node_modules/.bin:/opt/node/bin:/usr/local/bin:/usr/bin:/bin',
-        NO_COLOR: '1',
-      },
+    runStockCli(volumes, backend.cli, PROMPT, {
+      cliDir,
       secretEnv: backendSecrets,
       hosts: [`127.0.0.1 ${AGENT}-${GATEWAY}.${NAMESPACE}.svc ${AGENT}-${WITHHELD}.${NAMESPACE}.svc`],
       timeoutMs: CLI_TIMEOUT_MS,
     });
 
   for (const backend of backends) {
-    it(`${backend.name}: \`${backend.argv.join(' ')}\` calls the toolchain and the gateway and ignores the planted files`, async () => {
+    it(`${backend.name}: \`${backend.cli.argv(PROMPT).join(' ')}\` calls the toolchain and the gateway and ignores the planted files`, async () => {
       const canaryBefore = canary.requests.length;
       const result = await runCli(backend);
       const context = `exit ${result.code}\nstdout: ${result.stdout.slice(-2000)}\nstderr: ${result.stderr.slice(-3000)}`;
