@@ -27,6 +27,7 @@ import { CONFIG_HASH_ANNOTATION } from './agent-workload.ts';
 import { contentHash, resourceRequirements, serverProbes, tokenFile } from './container-parts.ts';
 import { PATHS } from './defaults.ts';
 import type { AgentPlan } from './plan.ts';
+import type { PolicyRule } from './rbac-presets.ts';
 import { sandboxManagerConfigJson } from './sandbox-manager-config.ts';
 import { DEFAULT_SANDBOX_MANAGER_RESOURCES, type PlannedSandboxes } from './sandbox-plan.ts';
 import { sandboxPodSpec, sandboxServerConfigJson, sandboxWorkspaceClaimSpec } from './sandbox-pod.ts';
@@ -40,7 +41,7 @@ export interface SandboxesProps {
 }
 
 /** The Role rules of the manager: only what its provider creates, changes and reads, in its namespace. */
-export function sandboxManagerRules(provider: PlannedSandboxes['provider']): k8s.PolicyRule[] {
+export function sandboxManagerRules(provider: PlannedSandboxes['provider']): PolicyRule[] {
   if (provider === 'agent-sandbox')
     return [
       {
@@ -142,7 +143,14 @@ export class Sandboxes extends Construct {
 
     // The manager.
     new plus.ServiceAccount(this, 'service-account', { metadata, automountToken: true });
-    new k8s.KubeRole(this, 'role', { metadata, rules: sandboxManagerRules(sandboxes.provider) });
+    new k8s.KubeRole(this, 'role', {
+      metadata,
+      rules: sandboxManagerRules(sandboxes.provider).map((r) => ({
+        apiGroups: [...r.apiGroups],
+        resources: [...r.resources],
+        verbs: [...r.verbs],
+      })),
+    });
     new k8s.KubeRoleBinding(this, 'role-binding', {
       metadata,
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: sandboxes.objectName },
