@@ -17,14 +17,25 @@
  * timeout and retention (the spec counts them in minutes and hours).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, stringify } from 'yaml';
 import { checkSpecText } from '../../constructs/src/check-spec-text.ts';
 import { type KubeObject as RenderedObject, renderAgent } from '../../constructs/src/render.ts';
 import { KubeClient } from '../../toolchain-server/sandbox-manager/kube-client.ts';
+import { SANDBOX_MANAGER_BUNDLE_PATH } from '../../toolchain-server/scripts/bundle.ts';
 import { listeningPort } from '../../toolchain-server/scripts/listening-port.ts';
+import { SERVER_NODE_FLAGS } from '../../toolchain-server/src/launch.ts';
 import { buildAgentSandbox } from '../cluster/binaries.ts';
 import type { ClusterClient } from '../cluster/client.ts';
 import { applyObjects, restrictedNamespace, waitFor } from '../cluster/e2e/support.ts';
@@ -216,6 +227,8 @@ export interface SandboxWorld {
   readonly node: SandboxNode;
   /** The manager's own ServiceAccount credentials, as a kubeconfig (for `kubectl auth can-i`). */
   readonly managerKubeconfig: string;
+  /** The manager process (for its resident memory). */
+  readonly managerPid: number;
   /** Every line the manager printed. */
   managerLines(): Record<string, unknown>[];
   managerOutput(): string;
@@ -283,8 +296,9 @@ export async function startSandboxWorld(
     },
   ]);
   mkdirSync(options.dir, { recursive: true });
-  // Its pods' uid must reach the files in here (each in a directory of its own, 0700).
-  chmodSync(options.dir, 0o755);
+  // Its pods' uid must reach the files in here (each in a directory of its own, 0700), and so every parent.
+  for (let d = options.dir; d !== dirname(d) && d.startsWith(tmpdir()) && d !== tmpdir(); d = dirname(d))
+    chmodSync(d, 0o755);
   const network = new NodeNetwork();
   const cleanup: Array<() => Promise<void> | void> = [() => network.remove()];
   try {
@@ -341,6 +355,10 @@ export async function startSandboxWorld(
         templates,
       }),
     );
+    // The bundle as the image runs it (its node flags), else the sources.
+    const entry = existsSync(SANDBOX_MANAGER_BUNDLE_PATH)
+      ? [...SERVER_NODE_FLAGS, SANDBOX_MANAGER_BUNDLE_PATH]
+      : [MANAGER_ENTRY];
     const argv = network.exec('mgr', [
       'setpriv',
       `--reuid=${POD_UID}`,
@@ -348,7 +366,7 @@ export async function startSandboxWorld(
       '--clear-groups',
       '--',
       process.execPath,
-      MANAGER_ENTRY,
+      ...entry,
       '--config',
       configFile,
     ]);
@@ -381,6 +399,7 @@ export async function startSandboxWorld(
       network,
       node,
       managerKubeconfig,
+      managerPid: manager.pid as number,
       managerLines: () => lines,
       managerOutput: () => `${lines.map((l) => JSON.stringify(l)).join('\n')}\n${stderr}`,
       client: () => socketMcpClient(socket, host, TOKENS.backends),

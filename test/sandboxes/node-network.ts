@@ -66,6 +66,8 @@ export class NodeNetwork {
   /** A sandbox pod's namespace with its pod IP, on the bridge. */
   addPod(podIp: string): PodNetns {
     if (!podIp.startsWith('10.')) throw new Error(`pod IP ${podIp} is outside 10.0.0.0/8, the node's range`);
+    // Each namespace set removes itself at exit: one listener per pod.
+    process.setMaxListeners(Math.max(process.getMaxListeners(), this.pods.size + 32));
     const namespaces = new Namespaces(['pod']);
     try {
       this.plug(namespaces, 'pod', podIp);
@@ -91,7 +93,14 @@ export class NodeNetwork {
 
   /** Forwards `127.0.0.1:port` inside the manager's namespace to the host's `127.0.0.1:port` (the API server). */
   async forwardToHost(port: number): Promise<void> {
-    const server = await this.base.listen('mgr', '127.0.0.1', port);
+    // The hand-over of the listening socket races its helper's exit on a loaded machine: try again.
+    let server: Server | undefined;
+    for (let attempt = 1; !server; attempt++)
+      try {
+        server = await this.base.listen('mgr', '127.0.0.1', port);
+      } catch (error) {
+        if (attempt >= 3) throw error;
+      }
     server.on('connection', (socket) => {
       const upstream = connect(port, '127.0.0.1');
       socket.pipe(upstream).pipe(socket);

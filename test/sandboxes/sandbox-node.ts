@@ -139,6 +139,11 @@ export class SandboxNode {
     return [...this.running.values()].map((p) => p.name);
   }
 
+  /** How many started containers have their server listening. */
+  listeningCount(): number {
+    return [...this.running.values()].filter((p) => p.listening !== undefined).length;
+  }
+
   listeningAt(pod: string): number | undefined {
     return [...this.running.values()].find((p) => p.name === pod)?.listening;
   }

@@ -257,17 +257,13 @@ export class SandboxManager {
         }
         const { record: running, resumed } = await this.ensureRunning(record);
         await this.connect(running);
+        const readyMs = this.clock.now() - started;
         this.markUsed(running.name);
         if (created) {
           const launch = running.launch ?? (await this.launchType(running.name));
           if (launch) this.launches.set(running.name, launch);
         }
-        return {
-          sandbox: this.view(this.provider.record(name) ?? running),
-          created,
-          resumed,
-          readyMs: this.clock.now() - started,
-        };
+        return { sandbox: this.view(this.provider.record(name) ?? running), created, resumed, readyMs };
       }),
     );
   }
