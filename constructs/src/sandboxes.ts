@@ -17,12 +17,11 @@ import {
   AGENT_SANDBOX_VERSION,
 } from '../../toolchain-server/sandbox-manager/api-versions.ts';
 import {
-  SANDBOX_MANAGER_BUNDLE_FILE,
   SANDBOX_MANAGER_CONFIG_FILE,
   SANDBOX_MANAGER_PATHS,
   SANDBOX_WORKSPACE_VOLUME,
 } from '../../toolchain-server/sandbox-manager/constants.ts';
-import { SERVER_NODE_FLAGS } from '../../toolchain-server/src/launch.ts';
+import { sandboxManagerCommand } from '../../toolchain-server/src/launch.ts';
 import { CONFIG_HASH_ANNOTATION } from './agent-workload.ts';
 import { contentHash, resourceRequirements, serverProbes, tokenFile } from './container-parts.ts';
 import { PATHS } from './defaults.ts';
@@ -168,9 +167,7 @@ export class Sandboxes extends Construct {
       image: sandboxes.image.reference,
       imagePullPolicy: sandboxes.image.pullPolicy,
       command: [
-        `${PATHS.serverBundle}/bin/node`,
-        ...SERVER_NODE_FLAGS,
-        `${PATHS.serverBundle}/${SANDBOX_MANAGER_BUNDLE_FILE}`,
+        ...sandboxManagerCommand(PATHS.serverBundle),
         '--config',
         `${SANDBOX_MANAGER_PATHS.configDir}/${SANDBOX_MANAGER_CONFIG_FILE}`,
       ],

@@ -13,8 +13,11 @@ export const SANDBOX_MANAGER_PATHS = {
 
 export const SANDBOX_MANAGER_CONFIG_FILE = 'config.json';
 
-/** The manager's bundle file, beside the toolchain server's under /opt/toolyard in its image. */
-export const SANDBOX_MANAGER_BUNDLE_FILE = 'toolyard-sandbox-manager.mjs';
+/** The manager's bundle file under /opt/toolyard in its image (one definition, with its launch command). */
+export { SANDBOX_MANAGER_BUNDLE_FILE } from '../src/launch.ts';
+
+/** The config the manager's image reads by default: where the renderer mounts its ConfigMap. */
+export const SANDBOX_MANAGER_CONFIG_PATH = '/etc/toolyard/sandboxes/config/config.json';
 
 /** Where a sandbox pod mounts the bootstrap token (its server reads it at start; no call can). */
 export const SANDBOX_BOOTSTRAP_DIR = '/etc/toolyard/sandbox/bootstrap';
