@@ -18,6 +18,8 @@ interface Entry {
   server?: FastifyInstance;
   address: string;
   workspace: string;
+  /** The Host the manager sends (the template's `serverHost`). */
+  serverHost: string;
 }
 
 export class FakeProvider implements SandboxProvider {
@@ -27,11 +29,22 @@ export class FakeProvider implements SandboxProvider {
   private readonly dir: string;
   private readonly bootstrapFile: string;
   private readonly port: number;
+  private readonly tools: { mode: 'exec'; allowedCommands: string[] };
 
-  constructor(dir: string, bootstrapFile: string, port: number) {
+  /** `tools`: the sandbox servers' tools, as a rendered template's server config has them (default: a shell). */
+  constructor(
+    dir: string,
+    bootstrapFile: string,
+    port: number,
+    tools: { mode: 'exec'; allowedCommands: string[] } = {
+      mode: 'exec',
+      allowedCommands: ['cat', 'ls', 'sh', 'sleep'],
+    },
+  ) {
     this.dir = dir;
     this.bootstrapFile = bootstrapFile;
     this.port = port;
+    this.tools = tools;
   }
 
   async start(): Promise<void> {}
@@ -48,9 +61,9 @@ export class FakeProvider implements SandboxProvider {
   private async run(entry: Entry): Promise<void> {
     const config = toolchainServerConfigSchema.parse({
       name: 'sandbox',
-      listen: { host: entry.address, port: this.port },
+      listen: { host: entry.address, port: this.port, allowedHosts: [entry.serverHost] },
       workspaceRoots: [entry.workspace],
-      tools: { mode: 'exec', allowedCommands: ['cat', 'ls', 'sh', 'sleep'] },
+      tools: this.tools,
       env: { passthrough: ['PATH'] },
       sandbox: { bootstrapTokenFile: this.bootstrapFile, maxFileBytes: 4096 },
     });
@@ -81,6 +94,7 @@ export class FakeProvider implements SandboxProvider {
       },
       address: `127.0.0.${this.nextAddress++}`,
       workspace,
+      serverHost: template.serverHost,
     };
     this.entries.set(name, entry);
     await this.run(entry);

@@ -241,7 +241,11 @@ export class FileTools {
       const shown = this.shown(real);
       return {
         structured: { path: shown, size: length, contentBase64: content.toString('base64'), text: decoded },
-        text: `${shown}: ${length} bytes${decoded === null ? ' (binary)' : ''}`,
+        // A model reads the text content: a text file's content follows its size line (binary: base64 only).
+        text:
+          decoded === null
+            ? `${shown}: ${length} bytes (binary; contentBase64 in structuredContent)`
+            : `${shown}: ${length} bytes\n${decoded}`,
         target: real,
       };
     } finally {
