@@ -93,14 +93,7 @@ export class NodeNetwork {
 
   /** Forwards `127.0.0.1:port` inside the manager's namespace to the host's `127.0.0.1:port` (the API server). */
   async forwardToHost(port: number): Promise<void> {
-    // The hand-over of the listening socket races its helper's exit on a loaded machine: try again.
-    let server: Server | undefined;
-    for (let attempt = 1; !server; attempt++)
-      try {
-        server = await this.base.listen('mgr', '127.0.0.1', port);
-      } catch (error) {
-        if (attempt >= 3) throw error;
-      }
+    const server = await this.base.listen('mgr', '127.0.0.1', port);
     server.on('connection', (socket) => {
       const upstream = connect(port, '127.0.0.1');
       socket.pipe(upstream).pipe(socket);
