@@ -5,6 +5,7 @@
  * pod's egress is exactly what it declares, and the agent pod only needs to reach its MCP port.
  */
 
+import { isParsedCidr, parseCidr } from '../../schema/src/cidr.ts';
 import type { AcknowledgeableWarning } from './acknowledgeable-warnings.ts';
 import { deployedGateways, podToolchains, sidecarToolchains } from './plan.ts';
 import type {
@@ -219,12 +220,20 @@ function brokerGrant(plan: AgentPlan, neededBy: readonly string[]): EgressGrant 
   };
 }
 
-/** `0.0.0.0/0` and `::/0`, each minus the denied ranges of its family. */
+/**
+ * `0.0.0.0/0` and `::/0`, each minus the denied ranges of its family. IPv4-mapped ranges (`::ffff:0:0/96`) stay
+ * with the broker, which unmaps the addresses it resolves: no packet carries such an address (a connection to one
+ * is an IPv4 connection, which the IPv4 ranges cover), and the API server refuses them in an `ipBlock`.
+ */
 export function internetBlocks(deniedCidrs: readonly string[]): { cidr: string; except: string[] }[] {
   const v6 = (cidr: string) => cidr.includes(':');
+  const inPolicy = (cidr: string) => {
+    const parsed = parseCidr(cidr);
+    return !isParsedCidr(parsed) || !parsed.ipv4Mapped;
+  };
   return [
     { cidr: '0.0.0.0/0', except: deniedCidrs.filter((c) => !v6(c) && c !== '0.0.0.0/0') },
-    { cidr: '::/0', except: deniedCidrs.filter((c) => v6(c) && c !== '::/0') },
+    { cidr: '::/0', except: deniedCidrs.filter((c) => v6(c) && c !== '::/0' && inPolicy(c)) },
   ];
 }
 
