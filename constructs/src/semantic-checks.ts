@@ -8,6 +8,7 @@ import { BACKEND_BROKER_ENV_NAMES, gitHardeningEnv, portName } from './backend-c
 import { checkBroker } from './broker-checks.ts';
 import { checkCaches } from './cache-checks.ts';
 import { BROKER_TOKEN_DIR, CLIENT_CONFIG_PATHS, PATHS } from './defaults.ts';
+import { checkKubernetesValues } from './kubernetes-checks.ts';
 import { clientConfigEnv, clientConfigProblems, mcpServerEntries } from './mcp-client-configs.ts';
 import { type AgentPlan, podToolchains, sidecarToolchains } from './plan.ts';
 
@@ -29,6 +30,7 @@ export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
     ...checkAcknowledgements(plan),
     ...checkBroker(plan),
     ...checkCaches(plan),
+    ...checkKubernetesValues(plan),
     ...clientConfigProblems(plan),
   ];
 }
@@ -73,7 +75,7 @@ function checkPortNames(plan: AgentPlan): SpecProblem[] {
     'Service port name',
   ).map((p) => ({
     ...p,
-    hint: 'a backend name longer than 15 characters is exposed as port-<port>; rename the backend that clashes',
+    hint: 'a backend name longer than 15 characters, without a letter or with "--" is exposed as port-<port>; rename the backend that clashes',
   }));
 }
 
