@@ -123,7 +123,15 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
       const allowed = [...propertiesOf(agentSchema as JsonSchema, nodes).keys()].filter(
         (n) => n !== '$schema',
       );
-      const suggestion = closestMatch(field, allowed);
+      // A field of the other branch (a gateway's `url` misspelt makes it look like a deployed one) is a
+      // suggestion too.
+      const anyBranch = propertiesOf(
+        agentSchema as JsonSchema,
+        schemaNodesAt(agentSchema as JsonSchema, root, splitPointer(error.instancePath), 'all'),
+      );
+      const suggestion =
+        closestMatch(field, allowed) ??
+        (anyBranch.has(field) ? undefined : closestMatch(field, [...anyBranch.keys()]));
       const where = titleOf(nodes);
       return {
         path: joinPointer(error.instancePath, field),
@@ -168,7 +176,9 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
       const suggestion =
         typeof got === 'string' && typeof allowed === 'string' ? closestMatch(got, [allowed]) : undefined;
       const onlyKind =
-        path === '/kind' && !suggestion ? `; toolyard.dev/v1alpha1 has one kind, ${JSON.stringify(allowed)}` : '';
+        path === '/kind' && !suggestion
+          ? `; toolyard.dev/v1alpha1 has one kind, ${JSON.stringify(allowed)}`
+          : '';
       return {
         path,
         message: `must be ${JSON.stringify(allowed)}`,

@@ -73,7 +73,7 @@ describe('loadSpecText', () => {
   it('reports every problem, not just the first', () => {
     const text = valid.replace('port: 8080', 'port: -1').replace('kind: Agent', 'kind: Pod');
     assert.deepEqual(errorsOf(text), [
-      'spec.yaml:2: /kind: must be "Agent"\n  hint: got "Pod"',
+      'spec.yaml:2: /kind: must be "Agent"\n  hint: got "Pod"; toolyard.dev/v1alpha1 has one kind, "Agent"',
       'spec.yaml:10: /spec/backends/0/port: must be >= 1',
     ]);
   });
