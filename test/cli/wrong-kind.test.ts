@@ -37,7 +37,7 @@ const MISSPELLINGS = [
     hint: 'got "agent"; did you mean "Agent"?',
   },
   {
-    name: 'kind AgentSpec (toolyard\'s apiVersion, another kind)',
+    name: "kind AgentSpec (toolyard's apiVersion, another kind)",
     from: 'kind: Agent',
     to: 'kind: AgentSpec',
     hint: 'got "AgentSpec"; toolyard.dev/v1alpha1 has one kind, "Agent"',
@@ -138,7 +138,10 @@ describe('a misspelt kind or apiVersion in a directory', () => {
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'reviewer');
     writeFileSync(join(repo, 'fleet', 'reviewer.yaml'), reviewer.replace('kind: Agent', 'kind: AgentSpec'));
-    for (const argv of [['validate', '--strict', 'fleet'], ['synth', 'fleet', '-o', 'dist']]) {
+    for (const argv of [
+      ['validate', '--strict', 'fleet'],
+      ['synth', 'fleet', '-o', 'dist'],
+    ]) {
       const result = await cli(repo, ...argv);
       assert.equal(result.code, 1, argv.join(' '));
       assert.match(result.stderr, /reviewer\.yaml:\d+: \/kind: must be "Agent"/);
@@ -152,7 +155,10 @@ describe('a misspelt kind or apiVersion in a directory', () => {
     const repo = repository({ 'reviewer.yaml': reviewer });
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'reviewer');
-    writeFileSync(join(repo, 'fleet', 'reviewer.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n');
+    writeFileSync(
+      join(repo, 'fleet', 'reviewer.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n',
+    );
     const diff = await cli(repo, 'diff', '--base', 'HEAD', 'fleet');
     assert.equal(diff.code, 1, diff.stdout);
     assert.match(

@@ -5,7 +5,18 @@ import { cidrProblem, isParsedCidr, parseCidr } from '../../schema/src/cidr.ts';
 
 describe('cidrProblem', () => {
   it('accepts ranges without host bits, IPv4 and IPv6 (with "::" and a trailing dotted quad)', () => {
-    for (const cidr of ['0.0.0.0/0', '10.0.0.0/8', '203.0.113.7/32', '::/0', '::1/128', 'fd00::/8', '2001:db8::/32', '64:ff9b::/96', '::10.0.0.0/104', 'FD00::/8'])
+    for (const cidr of [
+      '0.0.0.0/0',
+      '10.0.0.0/8',
+      '203.0.113.7/32',
+      '::/0',
+      '::1/128',
+      'fd00::/8',
+      '2001:db8::/32',
+      '64:ff9b::/96',
+      '::10.0.0.0/104',
+      'FD00::/8',
+    ])
       assert.equal(cidrProblem(cidr), undefined, cidr);
   });
 
@@ -17,7 +28,11 @@ describe('cidrProblem', () => {
       ['2001:db8::/129', /prefix length \/129 is more than an IPv6 address has \(128 bits\)/],
       ['10.96.0.1', /has no prefix length/, /write "10.96.0.1\/32" for this one address/],
       ['fd00::1', /has no prefix length/, /"fd00::1\/128"/],
-      ['10.0.0.1/8', /has bits set after its \/8 prefix/, /write "10.0.0.0\/8" for the range, or "10.0.0.1\/32"/],
+      [
+        '10.0.0.1/8',
+        /has bits set after its \/8 prefix/,
+        /write "10.0.0.0\/8" for the range, or "10.0.0.1\/32"/,
+      ],
       ['fd00::1/8', /bits set after its \/8 prefix/, /"fd00::\/8" for the range, or "fd00::1\/128"/],
       ['010.0.0.0/8', /leading zero/],
       ['10.0.0.0/08', /not a number without leading zeros/],

@@ -42,7 +42,10 @@ describe('pattern messages', () => {
     });
     const problems = validateAgentDocument(spec('2fast', { 'a/b/c': 'ok', team: 'x'.repeat(64) }));
     const byPath = new Map(problems.map((p) => [p.path, p]));
-    assert.match(byPath.get('/metadata/name')!.message, /"2fast" is not a DNS-1035 label: it starts with "2"/);
+    assert.match(
+      byPath.get('/metadata/name')!.message,
+      /"2fast" is not a DNS-1035 label: it starts with "2"/,
+    );
     assert.match(byPath.get('/metadata/labels/a~1b~1c')!.message, /more than one "\/"/);
     assert.match(byPath.get('/metadata/labels/team')!.message, /must be at most 63 characters/);
     const cidr = byPath.get('/spec/networkPolicy/apiServerEgress/cidrs/0')!;

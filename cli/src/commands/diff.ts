@@ -67,7 +67,9 @@ function vanishedAgents(base: RevisionSources, head: RevisionSources, headLabel:
       path: '',
       message: `held agent${agentCount(source.text) > 1 ? 's' : ''} ${agentNames(source)
         .map((n) => `"${n}"`)
-        .join(', ')} in the base, and no longer declares a toolyard Agent (apiVersion: toolyard.dev/v1alpha1, kind: Agent)`,
+        .join(
+          ', ',
+        )} in the base, and no longer declares a toolyard Agent (apiVersion: toolyard.dev/v1alpha1, kind: Agent)`,
       hint: 'to remove the agent, delete the file (or its document); otherwise restore its apiVersion and kind',
     }));
 }
