@@ -6,6 +6,7 @@
 import { CONFIG_HASH_ANNOTATION as CONFIG_HASH } from '../../constructs/src/agent-workload.ts';
 import { BROKER_CONFIG_FILE } from '../../constructs/src/broker.ts';
 import { brokerConfigHash, brokerConfigText } from '../../constructs/src/broker-config.ts';
+import { toolchainEgressSummary } from '../../constructs/src/egress-summary.ts';
 import { BROKER_COMPONENT, LABEL, MANAGED_BY, PART_OF } from '../../constructs/src/names.ts';
 import { type AgentPlan, type PlannedDeployedGateway, podToolchains } from '../../constructs/src/plan.ts';
 import type { KubeObject, RenderResult } from '../../constructs/src/render.ts';
@@ -169,7 +170,7 @@ export class ChartBuilder implements ObjectLifter {
         ['toolchains', valuesKey(toolchain.name)],
         `Toolchain "${toolchain.name}" in its own pod (placement: pod): Deployment, Service on port ${toolchain.port}, ServiceAccount and NetworkPolicy of its own; tools ${toolchain.mode}${
           toolchain.presets.length > 0 ? ` ${toolchain.presets.join(', ')}` : ''
-        }, egress ${toolchain.egress}.`,
+        }, ${toolchainEgressSummary(this.plan, toolchain)}.`,
         false,
       );
     } else {
