@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO_ROOT } from '../support/golden.ts';
 
-const read = (file: string) => JSON.parse(readFileSync(join(REPO_ROOT, file), 'utf8')) as Record<string, unknown>;
+const read = (file: string) =>
+  JSON.parse(readFileSync(join(REPO_ROOT, file), 'utf8')) as Record<string, unknown>;
 
 /** The fields npm copies from package.json into the lockfile's root entry (`packages[""]`). */
 const ROOT_FIELDS = [
@@ -40,6 +41,10 @@ describe('package-lock.json', () => {
     assert.equal(lock['name'], pkg['name']);
     assert.equal(lock['version'], pkg['version']);
     for (const field of ROOT_FIELDS)
-      assert.deepEqual(normalized(field, root[field]), normalized(field, pkg[field]), `packages[""].${field}`);
+      assert.deepEqual(
+        normalized(field, root[field]),
+        normalized(field, pkg[field]),
+        `packages[""].${field}`,
+      );
   });
 });
