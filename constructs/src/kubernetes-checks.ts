@@ -5,9 +5,15 @@
  * values; URLs the broker forwards to. What passes here, Kubernetes and toolyard's own components accept.
  */
 import { cidrProblem } from '../../schema/src/cidr.ts';
-import { compareQuantities, MAX_DNS_LABEL, quantityValue } from '../../schema/src/kubernetes-names.ts';
+import {
+  compareQuantities,
+  labelKeyProblem,
+  MAX_DNS_LABEL,
+  quantityValue,
+} from '../../schema/src/kubernetes-names.ts';
 import type { Resources } from '../../schema/src/types.generated.ts';
 import type { SpecProblem } from '../../schema/src/validator.ts';
+import { joinPointer } from '../../schema/src/validator.ts';
 import { HEALTH_PORT_OFFSET, PATHS } from './defaults.ts';
 import type { AgentPlan, EgressRule, NewClaimSettings } from './plan.ts';
 
@@ -20,6 +26,7 @@ const MAX_PORT = 65535;
 export function checkKubernetesValues(plan: AgentPlan): SpecProblem[] {
   return [
     ...checkCidrs(plan),
+    ...checkMapKeys(plan),
     ...checkAnnotationSize(plan),
     ...checkResources(plan),
     ...checkClaimSizes(plan),
@@ -53,6 +60,44 @@ function checkCidrs(plan: AgentPlan): SpecProblem[] {
     if (problem) problems.push({ path: `/spec/broker/deniedCidrs/${i}`, ...problem });
   });
   return problems;
+}
+
+/**
+ * Label and annotation keys whose DNS-subdomain prefix is longer than 253 characters: the one part of the rule a
+ * portable schema pattern (no lookahead: Helm and other Go validators read it too) cannot say.
+ */
+function checkMapKeys(plan: AgentPlan): SpecProblem[] {
+  const maps: [Readonly<Record<string, string>>, string][] = [
+    [plan.labels, '/metadata/labels'],
+    [plan.annotations, '/metadata/annotations'],
+    [plan.serviceAccountAnnotations, '/spec/serviceAccount/annotations'],
+    [plan.network.dns.podLabels, '/spec/networkPolicy/dns/podLabels'],
+    ...plan.network.agentIngressFrom.map(
+      (peer, i) =>
+        [peer.podLabels, `/spec/networkPolicy/agentIngressFrom/${i}/podLabels`] as [
+          Record<string, string>,
+          string,
+        ],
+    ),
+    ...plan.gateways.flatMap((g, i) =>
+      g.kind === 'deployed'
+        ? [
+            [g.serviceAccountAnnotations, `/spec/gateways/${i}/serviceAccountAnnotations`] as [
+              Record<string, string>,
+              string,
+            ],
+          ]
+        : [],
+    ),
+  ];
+  return maps.flatMap(([map, path]) =>
+    Object.keys(map).flatMap((key) => {
+      const why = labelKeyProblem(key);
+      return why
+        ? [{ path: joinPointer(path, key), message: `"${key}" is not a label or annotation key: it ${why}` }]
+        : [];
+    }),
+  );
 }
 
 function annotationBytes(annotations: Readonly<Record<string, string>>): number {

@@ -3,10 +3,13 @@
  * message and a hint, never the regular expression.
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import agentSchema from '../../schema/agent.schema.json' with { type: 'json' };
 import { describedPatterns, describePatternFailure } from '../../schema/src/pattern-messages.ts';
 import { validateAgentDocument } from '../../schema/src/validator.ts';
+import { REPO_ROOT } from '../support/golden.ts';
 
 function patternsOf(node: unknown, out = new Set<string>()): Set<string> {
   if (Array.isArray(node)) for (const item of node) patternsOf(item, out);
@@ -24,6 +27,20 @@ describe('pattern messages', () => {
     const described = new Set(describedPatterns());
     const missing = [...patternsOf(agentSchema)].filter((pattern) => !described.has(pattern));
     assert.deepEqual(missing, []);
+  });
+
+  it('are portable: no lookaround or backreference, which RE2 (Helm, Go validators) cannot read', () => {
+    const re2Unsafe = (pattern: string) => /\(\?[=!<]|\\[1-9]/.test(pattern);
+    const charts = readdirSync(join(REPO_ROOT, 'charts')).map((chart) =>
+      JSON.parse(readFileSync(join(REPO_ROOT, 'charts', chart, 'values.schema.json'), 'utf8')),
+    );
+    const unsafe = [
+      ...patternsOf(agentSchema),
+      ...charts.flatMap((schema) => [...patternsOf(schema)]),
+    ].filter(re2Unsafe);
+    assert.deepEqual(unsafe, []);
+    // The control: a lookahead is caught.
+    assert.equal(re2Unsafe('^(?!\\.)x$'), true);
   });
 
   it('an unknown pattern has none (the control: the coverage test can fail)', () => {
