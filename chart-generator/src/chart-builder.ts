@@ -18,7 +18,7 @@ import { claimSpec, persistenceRef, podSpec, volumeClaimTemplates } from './pod-
 import { type ExprNode, emitMap, entry, expr, goString, templatedString } from './template-yaml.ts';
 import { group, leaf, type ValueNode } from './values-model.ts';
 import { dictLiteral, pad, sameMap, valuesKey, valuesRef, without } from './values-refs.ts';
-import { STRING_MAP } from './values-schemas.ts';
+import { ANNOTATIONS, LABELS } from './values-schemas.ts';
 
 /** Kinds whose names must be DNS labels (63), and StatefulSets, whose pods' labels need 11 more characters. */
 const NAME_MAX: Readonly<Record<string, number>> = { Service: 63, Pod: 63, StatefulSet: 52 };
@@ -271,8 +271,8 @@ export class ChartBuilder implements ObjectLifter {
         const lifted = without(without(annotations, this.plan.annotations), literal);
         const hashExpr = this.isBroker(component) ? this.brokerHashExpr(literal[CONFIG_HASH]) : undefined;
         values.pod.push(
-          leaf('podLabels', 'Extra labels of the pods (never part of selectors).', STRING_MAP, {}),
-          leaf('podAnnotations', 'Extra annotations of the pods.', STRING_MAP, lifted),
+          leaf('podLabels', 'Extra labels of the pods (never part of selectors).', LABELS, {}),
+          leaf('podAnnotations', 'Extra annotations of the pods.', ANNOTATIONS, lifted),
         );
         const podAnnotations = valuesRef([...values.path, 'podAnnotations']);
         const literalExpr = hashExpr
@@ -302,7 +302,7 @@ export class ChartBuilder implements ObjectLifter {
           leaf(
             'annotations',
             'Annotations of the created ServiceAccount, e.g. for cloud workload identity (eks.amazonaws.com/role-arn, iam.gke.io/gcp-service-account, azure.workload.identity/client-id).',
-            STRING_MAP,
+            ANNOTATIONS,
             without(annotations, this.plan.annotations),
           ),
         ]);
