@@ -49,7 +49,7 @@ pre{font:12.5px/1.5 ${MONO};background:var(--alt);border:1px solid var(--line);b
 .ty-table caption,.fleet-table caption{text-align:start;font-weight:600;padding-block:.3rem}
 .ty-table th,.ty-table td,.fleet-table th,.fleet-table td{border-bottom:1px solid var(--line);padding:.45rem .6rem;text-align:start;vertical-align:top}
 .ty-table td,.fleet-table td,.ty-table td code,.fleet-table td code{overflow-wrap:normal}
-.w,.ty-table td code,.fleet-table td code{white-space:nowrap}
+.w,.ty-table td code,.fleet-table td code,.fleet-table tbody th code{white-space:nowrap;overflow-wrap:normal}
 .ty-table thead th,.fleet-table thead th{background:var(--alt);font-weight:600;white-space:nowrap;overflow-wrap:normal;border-bottom:2px solid var(--line)}
 .fleet-table tbody tr:hover{background:var(--alt)}
 .fleet-table td ul{margin:0;padding-inline-start:1rem}

@@ -6,14 +6,17 @@
  * values are always escaped (html.ts), so text is exactly what lies between `>` and `<`.
  */
 const TABLE_BODY = /<tbody>[\s\S]*?<\/tbody>/g;
-const TEXT = />([^<]+)</g;
-const BREAKABLE_WORD = /[^\s]*[-/][^\s]*/g;
+/** A text run and the tag just before it (`<code>` text is kept whole by the stylesheet already). */
+const TEXT = /(<[^<>]*>)([^<]+)(?=<)/g;
+/** A word with a hyphen or slash inside it (between two of its characters): where a browser may break it. */
+const BREAKABLE_WORD = /[^\s]*[^\s-/][-/]+[^\s-/][^\s]*/g;
 
 export function keepWordsWhole(markup: string): string {
   return markup.replace(TABLE_BODY, (body) =>
-    body.replace(
-      TEXT,
-      (_match, text: string) => `>${text.replace(BREAKABLE_WORD, (word) => `<span class=w>${word}</span>`)}<`,
+    body.replace(TEXT, (_match, tag: string, text: string) =>
+      /^<code[\s>]/.test(tag)
+        ? `${tag}${text}`
+        : `${tag}${text.replace(BREAKABLE_WORD, (word) => `<span class=w>${word}</span>`)}`,
     ),
   );
 }
