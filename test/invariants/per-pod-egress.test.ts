@@ -149,9 +149,8 @@ function expectedGatewayPod(agent: ToolyardAgent, name: string): string[] {
 function expectedBrokerPod(agent: ToolyardAgent): string[] {
   const denied = agent.spec.broker?.deniedCidrs ?? D.DEFAULT_DENIED_CIDRS;
   const v4 = denied.filter((c) => !c.includes(':')).join('|');
-  // IPv4-mapped IPv6 ranges (inside ::ffff:0:0/96) stay out of a NetworkPolicy: the IPv4 block covers them.
-  const mapped = (c: string) => /^::ffff:/i.test(c) && Number(c.split('/')[1]) >= 96;
-  const v6 = denied.filter((c) => c.includes(':') && !mapped(c)).join('|');
+  // IPv4-mapped ranges (::ffff:…) stay with the broker: no packet carries one, and the API server refuses them.
+  const v6 = denied.filter((c) => c.includes(':') && !c.toLowerCase().startsWith('::ffff:')).join('|');
   const out = new Set(network(agent).dns);
   for (const port of agent.spec.broker?.egressPorts ?? [443]) {
     out.add(`ipBlock 0.0.0.0/0 except ${v4} ${port}/TCP`);
