@@ -264,6 +264,32 @@ describe('the second wall in toolyard-confine (as the pod uid)', () => {
     }
   });
 
+  it('namespaces in the resident spawner, as a non-root uid: the call still reads its own uid (maps written)', async () => {
+    // The spawner and its reapers are not dumpable: a reaper must still write its own uid_map (else the call's
+    // uid reads as 65534 and posix_spawn's setresuid(-1, getuid()) fails, as make's did).
+    const wrapper = join(dir, 'as-uid');
+    const asUid = SWITCHES_UID ? `setpriv --reuid ${UID} --regid ${UID} --clear-groups ` : '';
+    writeFileSync(wrapper, `#!/bin/sh\nexec ${asUid}${hostConfinePath()} "$@"\n`, { mode: 0o755 });
+    const spawner = new ConfineSpawner(wrapper);
+    try {
+      const r = await spawner.run({
+        file: probe,
+        argv0: 'probe',
+        args: ['uid'],
+        cwd: dir,
+        env: {},
+        timeoutMs: 20_000,
+        maxOutputBytes: 4096,
+        killGraceMs: 300,
+        helperArgs: ['--mode', 'required', '--ro', '/'],
+      });
+      assert.equal(parseReports(r.confineReport)[0]?.wall, 'namespaces');
+      assert.equal(r.stdout, `uid=${subjectUid(UID)}\n`, r.confineReport);
+    } finally {
+      spawner.close();
+    }
+  });
+
   it('a user namespace alone does not protect process attributes: the kernel compares uids (why the filter is always on)', (t) => {
     const r = spawnSync(
       'unshare',

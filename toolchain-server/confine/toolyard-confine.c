@@ -313,6 +313,10 @@ static i64 enter_namespaces(void) {
   u64 uid = (u64)sys0(NR_getuid), gid = (u64)sys0(NR_getgid);
   i64 e = sys1(NR_unshare, CLONE_NEWUSER | CLONE_NEWIPC);
   if (e < 0) return e;
+  /* A reaper forked from the spawner is not dumpable, so its /proc files belong to root and it could not write its
+     own maps: dumpable again for the writes (the reaper makes itself undumpable before the fork). Unmapped, the
+     call's uid would read as 65534, and setresuid(-1, getuid()) — posix_spawn's POSIX_SPAWN_RESETIDS — fails. */
+  sys6(NR_prctl, PR_SET_DUMPABLE, 1, 0, 0, 0, 0);
   map_self("/proc/self/uid_map", uid);
   write_proc("/proc/self/setgroups", "deny", 4);
   map_self("/proc/self/gid_map", gid);
