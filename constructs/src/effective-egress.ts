@@ -120,7 +120,7 @@ export function agentPodEgress(plan: AgentPlan): PodEgress {
   if (plan.broker.enabled) {
     const callers = plan.broker.callers.filter((c) => c.pod === plan.names.workload).map((c) => c.name);
     if (callers.length > 0) grants.push(brokerGrant(plan, callers));
-    if (plan.rbacPreset !== 'none') {
+    if (plan.rbacPreset !== 'none' && plan.network.apiServerEgress) {
       grants.push(cidrGrant('Kubernetes API server', plan.network.apiServerEgress, backends));
     }
     return { pod: plan.names.workload, containers: everyone, restricted: plan.network.enabled, grants };
@@ -131,7 +131,7 @@ export function agentPodEgress(plan: AgentPlan): PodEgress {
       grants.push(cidrGrant(`external MCP gateway "${gateway.name}"`, gateway.egress, backends));
     }
   }
-  if (plan.rbacPreset !== 'none') {
+  if (plan.rbacPreset !== 'none' && plan.network.apiServerEgress) {
     grants.push(cidrGrant('Kubernetes API server', plan.network.apiServerEgress, backends));
   }
   const registryUsers = toolchains.filter((t) => t.egress === 'registries').map((t) => t.containerName);
@@ -156,7 +156,7 @@ export function gatewayPodEgress(plan: AgentPlan, gateway: PlannedDeployedGatewa
       neededBy: [container],
     },
   ];
-  if (gateway.kubernetes) {
+  if (gateway.kubernetes && plan.network.apiServerEgress) {
     grants.push(cidrGrant('Kubernetes API server', plan.network.apiServerEgress, [container]));
   }
   if (gateway.egress) grants.push(cidrGrant('declared gateway egress', gateway.egress, [container]));

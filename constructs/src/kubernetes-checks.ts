@@ -50,7 +50,9 @@ function checkCidrs(plan: AgentPlan): SpecProblem[] {
   const problems = [
     ...egressRuleCidrs(network.modelEgress, '/spec/networkPolicy/modelEgress'),
     ...egressRuleCidrs(network.registryEgress, '/spec/networkPolicy/registryEgress'),
-    ...egressRuleCidrs(network.apiServerEgress, '/spec/networkPolicy/apiServerEgress'),
+    ...(network.apiServerEgress
+      ? egressRuleCidrs(network.apiServerEgress, '/spec/networkPolicy/apiServerEgress')
+      : []),
   ];
   plan.gateways.forEach((gateway, i) => {
     if (gateway.egress) problems.push(...egressRuleCidrs(gateway.egress, `/spec/gateways/${i}/egress`));

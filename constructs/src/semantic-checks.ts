@@ -4,6 +4,7 @@
  * (a workspace every pod can mount, a bearer token unless explicitly waived).
  */
 import type { SpecProblem } from '../../schema/src/validator.ts';
+import { checkApiServerEgress } from './api-server-egress.ts';
 import { BACKEND_BROKER_ENV_NAMES, gitHardeningEnv, portName } from './backend-container.ts';
 import { checkBroker } from './broker-checks.ts';
 import { checkCaches } from './cache-checks.ts';
@@ -38,6 +39,7 @@ export function checkAgentPlan(
     ...checkPortNames(plan),
     ...checkAcknowledgements(plan, rejected),
     ...checkBroker(plan),
+    ...checkApiServerEgress(plan),
     ...checkCaches(plan, rejected),
     ...checkCodeMode(
       plan,

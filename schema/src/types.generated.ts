@@ -51,7 +51,7 @@ export type Port = number;
  */
 export type DnsSubdomain = string;
 /**
- * One render warning accepted on purpose. `shared-egress` names its `toolchain`, `unreachable-gateway` its `gateway`; `network-policies-disabled` and `broker-disabled` name nothing.
+ * One render warning accepted on purpose. `shared-egress` names its `toolchain`, `unreachable-gateway` and `wide-gateway-egress` their `gateway`; `network-policies-disabled`, `broker-disabled` and `wide-api-server-egress` name nothing.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "WarningAcknowledgement".
@@ -757,15 +757,21 @@ export interface Annotations1 {
 }
 export interface WarningAcknowledgement1 {
   /**
-   * The warning's code: `shared-egress` (a toolchain shares more egress than it asked for, because NetworkPolicy selects pods), `unreachable-gateway` (no egress rule covers an external gateway's URL), `network-policies-disabled`, `broker-disabled` (`spec.broker.enabled: false`: backends hold provider keys and pods get CIDR egress).
+   * The warning's code: `shared-egress` (a toolchain shares more egress than it asked for, because NetworkPolicy selects pods), `unreachable-gateway` (no egress rule covers an external gateway's URL), `network-policies-disabled`, `broker-disabled` (`spec.broker.enabled: false`: backends hold provider keys and pods get CIDR egress), `wide-api-server-egress` (`networkPolicy.apiServerEgress` is wider than a control plane: /24, IPv6 /64), `wide-gateway-egress` (a deployed gateway declares egress that wide).
    */
-  warning: 'shared-egress' | 'unreachable-gateway' | 'network-policies-disabled' | 'broker-disabled';
+  warning:
+    | 'shared-egress'
+    | 'unreachable-gateway'
+    | 'network-policies-disabled'
+    | 'broker-disabled'
+    | 'wide-api-server-egress'
+    | 'wide-gateway-egress';
   /**
    * The toolchain a `shared-egress` warning is about.
    */
   toolchain?: string;
   /**
-   * The gateway an `unreachable-gateway` warning is about.
+   * The gateway an `unreachable-gateway` or `wide-gateway-egress` warning is about.
    */
   gateway?: string;
   /**

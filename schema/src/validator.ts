@@ -57,7 +57,7 @@ const REQUIRED_HINTS: readonly { field: string; parent: RegExp; hint: string }[]
   {
     field: 'gateway',
     parent: /^\/spec\/acknowledgedWarnings\/\d+$/,
-    hint: 'an "unreachable-gateway" acknowledgement names the gateway it accepts the warning for',
+    hint: 'an "unreachable-gateway" or "wide-gateway-egress" acknowledgement names the gateway it accepts the warning for',
   },
 ];
 

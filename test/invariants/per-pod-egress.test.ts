@@ -74,7 +74,8 @@ function network(agent: ToolyardAgent) {
     dns: [`${dnsPeer} 53/TCP`, `${dnsPeer} 53/UDP`],
     model: n.modelEgress ?? D.DEFAULT_MODEL_EGRESS,
     registries: n.registryEgress ?? D.DEFAULT_REGISTRY_EGRESS,
-    apiServer: n.apiServerEgress ?? D.DEFAULT_API_SERVER_EGRESS,
+    // No default: a spec whose pods hold Kubernetes authority gives it (checked before rendering).
+    apiServer: n.apiServerEgress ?? { cidrs: [], ports: [] },
   };
 }
 
