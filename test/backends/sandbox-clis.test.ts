@@ -78,6 +78,7 @@ describe('sandboxes through the stock agent CLIs, as rendered', { timeout: 10 * 
         broker: { enabled: false },
         acknowledgedWarnings: [{ warning: 'broker-disabled', reason: 'calls the fake model APIs directly' }],
         backends: specBackends(clis.map((cli, i) => [cli, apis[i] as FakeApi])),
+        networkPolicy: { apiServerEgress: { cidrs: ['10.96.0.1/32'], ports: [443] } },
         sandboxes: {
           port: managerPort,
           healthPort,

@@ -35,7 +35,11 @@ log(`binaries ready in ${((Date.now() - built) / 1000).toFixed(1)} s`);
 // The real node runs unless TOOLYARD_TEST_NODE=skip (a machine without root, containerd or netfilter); its tests
 // then skip and say so. It imports toolyard's images that `npm run images` built (npm test builds them first).
 const withNode = process.env.TOOLYARD_TEST_NODE !== 'skip';
-const images = builtImages();
+// Only what the node tests run (each import unpacks a few hundred MB): the broker and a toolchain image.
+const NODE_IMAGES = ['toolyard-broker', 'toolchain-node'];
+const images = builtImages().filter((image) =>
+  NODE_IMAGES.some((name) => image.repository.endsWith(`/${name}`)),
+);
 if (withNode && images.length === 0)
   log('no toolyard images in dist/images (npm run images): the node tests will fail');
 const cluster = await startCluster({

@@ -29,6 +29,7 @@ function agent(sandboxes: Partial<Sandboxes> = {}): ToolyardAgent {
           model: { apiKeySecret: { name: 'claude-key', key: 'api-key' } },
         },
       ],
+      networkPolicy: { apiServerEgress: { cidrs: ['10.96.0.1/32'], ports: [443] } },
       sandboxes: {
         auth: { bearerTokenSecret: { name: 'analyst-sandboxes-token', key: 'token' } },
         bootstrapTokenSecret: { name: 'analyst-sandbox-bootstrap', key: 'token' },
@@ -134,7 +135,10 @@ describe('spec.sandboxes rendered (agent-sandbox)', () => {
     assert.equal(offline.egress, undefined, 'no egress rule at all, not even DNS');
     const manager = find(objects, 'NetworkPolicy', 'analyst-sandboxes').spec as Json;
     assert.match(JSON.stringify(manager.ingress), /"app.kubernetes.io\/component":"agent"/);
-    assert.match(JSON.stringify(manager.egress), /6443/);
+    assert.deepEqual((manager.egress as Json[])[0], {
+      ports: [{ port: 443, protocol: 'TCP' }],
+      to: [{ ipBlock: { cidr: '10.96.0.1/32' } }],
+    });
     assert.doesNotMatch(JSON.stringify(manager.egress), /kube-dns/, 'the manager resolves no names');
   });
 
@@ -205,6 +209,20 @@ describe('spec.sandboxes rendered (kubernetes)', () => {
       at(pod, 'spec', 'containers', 0, 'resources', 'limits', 'memory'),
       '1Gi',
       'quantities as the API takes them',
+    );
+  });
+
+  it('refuses a spec whose manager is not told where the API server is (no default)', () => {
+    const spec = agent();
+    const { networkPolicy: _unset, ...rest } = spec.spec;
+    const result = checkAgentDocument({ ...spec, spec: rest });
+    assert.equal(result.ok, false);
+    assert.ok(
+      !result.ok &&
+        result.problems.some(
+          (e) => e.path === '/spec/networkPolicy/apiServerEgress' && /sandbox manager/.test(e.message),
+        ),
+      JSON.stringify(result),
     );
   });
 

@@ -171,6 +171,8 @@ export function sandboxAgentSpec(options: WorldOptions): string {
           model: { apiKeySecret: { name: `${options.agent}-claude`, key: 'api-key' } },
         },
       ],
+      // The manager holds Kubernetes authority: the test cluster's API server, its Service's ClusterIP.
+      networkPolicy: { apiServerEgress: { cidrs: ['10.96.0.1/32'], ports: [443] } },
       sandboxes: {
         provider: options.provider,
         auth: { bearerTokenSecret: { name: `${options.agent}-sandboxes-token`, key: 'token' } },
