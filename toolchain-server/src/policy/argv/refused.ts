@@ -72,7 +72,7 @@ export const REFUSED_COMMANDS: Readonly<Record<string, Refusal>> = {
     ].map((n) => [n, wrapper(n)]),
   ),
   ...Object.fromEntries(
-    ['npx', 'pnpx', 'bunx', 'uvx', 'pipx', 'uv', 'pnpm', 'yarn', 'bun', 'deno', 'corepack'].map((n) => [
+    ['npx', 'pnpx', 'bunx', 'uvx', 'pipx', 'pnpm', 'yarn', 'bun', 'deno', 'corepack'].map((n) => [
       n,
       runner(n),
     ]),
