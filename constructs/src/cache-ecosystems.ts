@@ -118,8 +118,9 @@ export const CACHE_ECOSYSTEMS = {
     verification:
       'uv checks hashes when it downloads (and `uv.lock` hashes then); unpacked archives in the cache are reused without a check.',
     offline: () => ({ UV_OFFLINE: '1' }),
-    // No fetch tool: Debian bookworm has no uv package to prove one against (docs/caches.md).
-    fetchTools: [],
+    // uv_sync_fetch installs the locked wheels into a throwaway environment (toolchain-server/src/tools/fetch-tools.ts):
+    // the cache then holds them, and `uv sync --frozen` installs offline from it.
+    fetchTools: ['uv_sync_fetch'],
     preset: 'python',
     configFiles: [],
     needsWrite: false,
