@@ -86,10 +86,11 @@ async function pypiToolsAtWork(
     );
   const exec = async (command: string[]) => {
     const result = await callTool(call, 'exec_allowed', { command, cwd: 'pyproj' });
-    return {
-      ...result,
-      out: `${result.structuredContent?.stdout ?? ''}${result.structuredContent?.stderr ?? ''}`,
-    };
+    // A refusal has no structured result: its text is what a failure shows.
+    const out = result.structuredContent
+      ? `${result.structuredContent.stdout ?? ''}${result.structuredContent.stderr ?? ''}`
+      : JSON.stringify(result);
+    return { ...result, out };
   };
   const versions = await Promise.all(
     (['uv', 'ruff'] as const).map(async (name) => (await exec([name, '--version'])).out),

@@ -23,6 +23,9 @@ before(() => {
     writeFileSync(join(ws.root, file), '');
   writeFileSync(join(ws.outside, 'uv.toml'), '');
   symlinkSync(ws.outside, join(ws.root, 'escape'));
+  // A virtual environment's interpreter links to the base interpreter outside the workspace.
+  symlinkSync('/usr/bin/python3', join(ws.root, '.venv/bin/python'));
+  symlinkSync('/bin/sh', join(ws.root, '.venv/bin/evil'));
   roots = new WorkspaceRoots([ws.root]);
 });
 after(() => ws.cleanup());
@@ -77,6 +80,7 @@ const allowed: ReadonlyArray<readonly [argv: readonly string[], runs?: readonly 
   [['uv', 'lock', '--index', 'local=./wheels']],
   [['uv', 'pip', 'list']],
   [['uv', 'pip', 'list', '--format', 'json']],
+  [['uv', 'pip', 'list', '--python', '.venv/bin/python']],
   [['uv', 'pip', 'show', 'requests']],
   [['uv', 'pip', 'freeze']],
   [['uv', 'pip', 'check']],
@@ -178,6 +182,8 @@ const refused: ReadonlyArray<readonly [rule: string, argv: readonly string[]]> =
   ['path-outside-roots', ['uv', 'python', 'find', '/bin/sh']],
   ['runs-command-option', ['uv', 'pip', 'list', '--python', 'bash']],
   ['path-outside-roots', ['uv', 'venv', '--python', 'escape/python']],
+  ['path-outside-roots', ['uv', 'pip', 'list', '--python', '.venv/bin/evil']],
+  ['path-outside-roots', ['uv', 'run', '--python', '/usr/bin/python3', 'pytest']],
   // environment from a file, configuration from outside the workspace or argv
   ['interpreter-preload', ['uv', 'run', '--env-file', '.env', 'pytest']],
   ['interpreter-preload', ['uv', 'run', '--env-file=.env', 'pytest']],

@@ -452,6 +452,7 @@ export const CORPUS: readonly CorpusEntry[] = [
     ['uv export --format requirements.txt --frozen', 'group:uv', 'needs:uv'],
     ['uv pip list', 'group:uv', 'needs:uv'],
     ['uv pip list --format json', 'group:uv', 'needs:uv'],
+    ['uv pip list --python .venv/bin/python', 'group:uv', 'needs:uv'],
     ['uv pip freeze', 'group:uv', 'needs:uv'],
     ['uv pip check', 'group:uv', 'needs:uv'],
     ['uv python find', 'group:uv', 'needs:uv'],

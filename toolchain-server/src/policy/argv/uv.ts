@@ -82,13 +82,21 @@ const pythonRequest: ValueSpec = {
       /^((cpython|cp|pypy|pp|graalpy|gp|python|py|any|default)[@-]?)?(\d+(\.\d+){0,2}[abrc]*\d*t?)?$/i;
     const specifiers = /^(\s*(==|!=|<=|>=|~=|<|>)\s*\d+(\.\d+){0,2}(\.\*)?\s*,?)+$/;
     if (value !== '' && (version.test(value) || specifiers.test(value))) return undefined;
-    if (value.includes('/'))
-      return !/^~|\$/.test(value) && inside(value)
+    if (value.includes('/')) {
+      if (/^~|\$/.test(value))
+        return refusal('path-outside-roots', `${JSON.stringify(value)} names a path uv expands itself.`);
+      // A virtual environment's `bin/python` links to the base interpreter outside the workspace: the link itself
+      // must be in the workspace and be named as an interpreter; any other path must resolve inside.
+      const slash = value.lastIndexOf('/');
+      const linkInWorkspace =
+        /^(python|pypy)(\d+(\.\d+)*)?$/.test(value.slice(slash + 1)) && inside(value.slice(0, slash) || '/');
+      return linkInWorkspace || inside(value)
         ? undefined
         : refusal(
             'path-outside-roots',
             `the interpreter ${JSON.stringify(value)} resolves outside the workspace roots.`,
           );
+    }
     return refusal(
       'runs-command-option',
       `\`uv --python ${value}\` names a program uv runs to query it as an interpreter.`,
