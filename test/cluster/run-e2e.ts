@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { admissionSummary } from './admission-summary.ts';
 import { buildClusterBinaries } from './binaries.ts';
 import { startCluster } from './cluster.ts';
 import { builtImages, PUBLIC_NAMES } from './node/toolyard-images.ts';
@@ -33,8 +34,13 @@ log(`binaries ready in ${((Date.now() - built) / 1000).toFixed(1)} s`);
 // The real node runs unless TOOLYARD_TEST_NODE=skip (a machine without root, containerd or netfilter); its tests
 // then skip and say so. It imports toolyard's images that `npm run images` built (npm test builds them first).
 const withNode = process.env.TOOLYARD_TEST_NODE !== 'skip';
-const images = builtImages();
-if (withNode && images.length === 0) log('no toolyard images in dist/images (npm run images): the node tests will fail');
+// Only what the node tests run (each import unpacks a few hundred MB): the broker and a toolchain image.
+const NODE_IMAGES = ['toolyard-broker', 'toolchain-node'];
+const images = builtImages().filter((image) =>
+  NODE_IMAGES.some((name) => image.repository.endsWith(`/${name}`)),
+);
+if (withNode && images.length === 0)
+  log('no toolyard images in dist/images (npm run images): the node tests will fail');
 const cluster = await startCluster({
   kwokNodes: KWOK_NODES,
   log,
@@ -50,6 +56,10 @@ try {
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
   log(`API server resident memory at the end: ${(cluster.apiserverRss() / 2 ** 20).toFixed(0)} MiB`);
+  const admission = admissionSummary(join(cluster.dir, 'audit.log'));
+  log(
+    `admission: ${admission.writes} writes, ${admission.refused} refused; Pod Security restricted evaluated ${admission.restrictedEvaluations} pod admissions, ${admission.violations} with violations (the controls)`,
+  );
 } finally {
   await cluster.stop();
   log('stopped: every process ended, its directory removed');

@@ -25,6 +25,8 @@ export async function binaryImage(options: {
   readonly name: string;
   readonly tag: string;
   readonly binary: string;
+  /** The binary's name in the image's root (default: the image's name). */
+  readonly file?: string;
   readonly entrypoint: readonly string[];
   readonly user: string;
   readonly outDir: string;
@@ -33,7 +35,7 @@ export async function binaryImage(options: {
   try {
     const root = join(work, 'root');
     mkdirSync(root, { recursive: true });
-    const target = join(root, options.name);
+    const target = join(root, options.file ?? options.name);
     copyFileSync(options.binary, target);
     chmodSync(target, 0o755);
     const tar = join(work, 'layer.tar');
@@ -50,7 +52,7 @@ export async function binaryImage(options: {
       platforms: [
         {
           architecture: 'amd64',
-          layers: [{ blob, createdBy: `COPY ${options.name} /` }],
+          layers: [{ blob, createdBy: `COPY ${options.file ?? options.name} /` }],
           config: {
             user: options.user,
             env: {},

@@ -178,6 +178,7 @@ export async function startNode(options: NodeOptions): Promise<TestNode> {
       name: 'probe-gateway',
       tag: '1',
       binary: binaries.probe,
+      file: 'probe',
       entrypoint: ['/probe', 'serve', '8000'],
       user: '65532:65532',
       outDir: join(dir, 'images'),
@@ -193,7 +194,8 @@ export async function startNode(options: NodeOptions): Promise<TestNode> {
   ]);
 
   // One mount namespace (private) inside the node's network namespace, kept by an anchor process; every component
-  // joins both. tmpfs over the host paths CRI and CNI write to, so nothing lands in the host's.
+  // joins both. tmpfs over the host paths CRI, CNI and the kubelet's container logs write to, so nothing lands in
+  // the host's.
   const anchor = processes.start('node-anchor', 'nsenter', [
     `--net=/run/netns/${network.namespace}`,
     '--',
@@ -204,7 +206,7 @@ export async function startNode(options: NodeOptions): Promise<TestNode> {
     '--',
     'sh',
     '-ec',
-    'mkdir -p /var/lib/cni /run/containerd /run/netns; for d in /run/netns /var/lib/cni /run/containerd; do mount -t tmpfs toolyard-node "$d"; done; echo anchored; exec sleep 2147483647',
+    'mkdir -p /var/lib/cni /run/containerd /run/netns /var/log/pods /var/log/containers; for d in /run/netns /var/lib/cni /run/containerd /var/log/pods /var/log/containers; do mount -t tmpfs toolyard-node "$d"; done; echo anchored; exec sleep 2147483647',
   ]);
   await until(
     'the node namespace anchor',
