@@ -56,8 +56,8 @@ if (missing) {
 }
 const fixture = await CachesFixture.start({ projectCode: false });
 const samples: Record<'cold' | 'warm', Record<Tool, Sample[]>> = {
-  cold: { cargo: [], go: [], npm: [], pip: [] },
-  warm: { cargo: [], go: [], npm: [], pip: [] },
+  cold: { cargo: [], go: [], npm: [], pip: [], uv: [] },
+  warm: { cargo: [], go: [], npm: [], pip: [], uv: [] },
 };
 const loads: number[] = [loadavg()[0]!];
 try {
@@ -75,6 +75,8 @@ try {
         const lock = join(pod.workspace, 'cargo', 'Cargo.lock');
         if (tool === 'cargo' && !existsSync(join(fixture.projectsDir, 'cargo', 'Cargo.lock')))
           cpSync(lock, join(fixture.projectsDir, 'cargo', 'Cargo.lock'));
+        if (tool === 'uv' && !existsSync(join(fixture.projectsDir, 'uv', 'uv.lock')))
+          cpSync(join(pod.workspace, 'uv', 'uv.lock'), join(fixture.projectsDir, 'uv', 'uv.lock'));
       }
       await fixture.stopPod(pod);
     }
@@ -103,6 +105,7 @@ const TEST_NAME: Record<Tool, string> = {
   go: 'go test',
   npm: 'npm test',
   pip: 'pytest',
+  uv: 'uv run',
 };
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 console.log(

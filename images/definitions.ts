@@ -126,7 +126,18 @@ export interface ImageDefinition {
   readonly versionCommands: readonly (readonly string[])[];
   /** What the image runs. Default: the toolchain server. */
   readonly program?: keyof typeof PROGRAMS;
+  /**
+   * Tools taken from their pinned PyPI wheels (release/src/pypi-tools.ts) into /usr/local/bin, a layer of their
+   * own: uv and ruff, which Debian does not package.
+   */
+  readonly pypiTools?: readonly PypiToolName[];
 }
+
+export type PypiToolName = 'uv' | 'ruff';
+
+/** Where an image's PyPI tools go: on the image's PATH, their wheels' licence files beside them. */
+export const PYPI_TOOLS_DIR = '/usr/local/bin';
+export const PYPI_LICENSES_DIR = '/usr/local/share/doc';
 
 export function imageProgram(image: ImageDefinition): ImageProgram {
   return PROGRAMS[image.program ?? 'toolchain-server'];
@@ -162,14 +173,18 @@ export const IMAGES: readonly ImageDefinition[] = [
     name: 'toolchain-go-python',
     title: 'toolyard Go and Python toolchain',
     description:
-      'Go, Python 3 and pytest from Debian, a C toolchain for cgo and extensions, git and make, behind the toolyard toolchain server.',
+      'Go, Python 3 and pytest from Debian, uv and ruff from PyPI, a C toolchain for cgo and extensions, git and make, behind the toolyard toolchain server.',
     packages: [...COMMON_TOOLS, 'golang-go', 'gcc', 'libc6-dev', 'python3', 'python3-pytest', 'python3-venv'],
+    // The python preset's linter and Astral's package manager: not in Debian, so from their PyPI wheels.
+    pypiTools: ['uv', 'ruff'],
     // The image's Go, never a toolchain download that go.mod asks for (toolchains have no egress by default).
     env: { GOTOOLCHAIN: 'local' },
     // pytest's version line proves Python too (the server's policy refuses a bare `python3 --version`).
     versionCommands: [
       ['go', 'version'],
       ['pytest', '--version'],
+      ['uv', '--version'],
+      ['ruff', '--version'],
     ],
   },
   {

@@ -199,7 +199,7 @@ function checkPhase(plan: AgentPlan, toolchain: PlannedToolchain, index: number)
       {
         path,
         message: `toolchain "${toolchain.name}" has phase: fetch, but none of its presets has a fetch tool, so no call could ever use its egress`,
-        hint: 'fetch tools come with the presets cargo (cargo_fetch), go (go_mod_download), node (npm_ci_fetch) and python (pip_download); add one, or remove phase',
+        hint: 'fetch tools come with the presets cargo (cargo_fetch), go (go_mod_download), node (npm_ci_fetch) and python (pip_download, uv_sync_fetch); add one, or remove phase',
       },
     ];
   return [];

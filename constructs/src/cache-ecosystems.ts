@@ -112,18 +112,21 @@ export const CACHE_ECOSYSTEMS = {
     note: 'Holds wheels pip built from source distributions (project code ran to build them).',
   },
   uv: {
-    kind: 'download',
+    // A build cache, though uv downloads into it: it also holds the wheels uv built from source distributions
+    // (their build backends ran), it is not verified on read, and uv cannot use it read-only.
+    kind: 'build',
     variables: (path) => ({ UV_CACHE_DIR: path }),
     verifiesOnRead: false,
     verification:
-      'uv checks hashes when it downloads (and `uv.lock` hashes then); unpacked archives in the cache are reused without a check.',
+      'uv checks hashes when it downloads (and `uv.lock` hashes then); unpacked archives and the wheels it built from sdists are reused without a check.',
     offline: () => ({ UV_OFFLINE: '1' }),
-    // No fetch tool: Debian bookworm has no uv package to prove one against (docs/caches.md).
-    fetchTools: [],
+    // uv_sync_fetch installs the locked wheels into a throwaway environment (toolchain-server/src/tools/fetch-tools.ts):
+    // the cache then holds them, and `uv sync --frozen` installs offline from it.
+    fetchTools: ['uv_sync_fetch'],
     preset: 'python',
     configFiles: [],
-    needsWrite: false,
-    note: '',
+    needsWrite: true,
+    note: 'A build cache: uv takes a lock and writes temporary files in its cache on every run, so it cannot be read-only (uv 0.13.9: "Read-only file system" on `uv sync --frozen`; astral-sh/uv#15934), and besides downloads it holds wheels built from sdists. So it is never shared read-write between agents and stays writable in every call; under `phase: fetch`, `uv_sync_fetch` fills it through the broker and the other calls install from it offline (`UV_OFFLINE=1`).',
   },
   maven: {
     kind: 'download',

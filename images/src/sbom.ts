@@ -47,6 +47,15 @@ export interface SbomInputs {
   readonly packages: readonly DebianPackage[];
   readonly node: { readonly npmPackage: string; readonly version: string };
   readonly toolyardVersion: string;
+  /** Tools from their PyPI wheels (`pkg:pypi`), with the wheel file of this architecture. */
+  readonly pypi?: ReadonlyArray<{
+    readonly name: string;
+    readonly version: string;
+    readonly license: string;
+    readonly file: string;
+    /** The wheel's sha256. */
+    readonly sha256: string;
+  }>;
 }
 
 function spdxId(prefix: string, name: string): string {
@@ -97,6 +106,27 @@ export function spdxDocument(inputs: SbomInputs): string {
       },
     ],
   });
+  const pypi = (inputs.pypi ?? []).map((p) => ({
+    SPDXID: spdxId('Package-pypi', p.name),
+    name: p.name,
+    versionInfo: p.version,
+    supplier: 'NOASSERTION',
+    downloadLocation: `https://pypi.org/project/${p.name}/${p.version}/`,
+    // The wheel the executable was taken from.
+    packageFileName: p.file,
+    checksums: [{ algorithm: 'SHA256', checksumValue: p.sha256 }],
+    filesAnalyzed: false,
+    licenseConcluded: p.license,
+    licenseDeclared: p.license,
+    copyrightText: 'NOASSERTION',
+    externalRefs: [
+      {
+        referenceCategory: 'PACKAGE-MANAGER',
+        referenceType: 'purl',
+        referenceLocator: `pkg:pypi/${p.name}@${p.version}?file_name=${encodeURIComponent(p.file)}`,
+      },
+    ],
+  }));
   const packages = [
     {
       SPDXID: image,
@@ -112,6 +142,7 @@ export function spdxDocument(inputs: SbomInputs): string {
     },
     npm(inputs.node.npmPackage, inputs.node.version, 'MIT'),
     npm('toolyard', inputs.toolyardVersion, 'Apache-2.0'),
+    ...pypi,
     ...debian,
   ];
   const document = {

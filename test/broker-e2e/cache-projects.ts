@@ -11,13 +11,15 @@ import { CRATE, GO_MODULE, NPM_PACKAGE, PYPI_PACKAGE } from './fake-registries.t
 
 /**
  * Project code a fetch tool must not run, each leaving a file named here in its project directory when it runs:
- * cargo's build script and a rustc wrapper named by the project's `.cargo/config.toml`, npm's `preinstall`.
+ * cargo's build script and a rustc wrapper named by the project's `.cargo/config.toml`, npm's `preinstall`, and
+ * the interpreter a uv project's `.python-version` names (a workspace script uv would run to inspect it).
  */
 export const PROJECT_CODE_MARKERS = {
   cargo: ['build-rs-ran', 'wrapper-ran'],
   go: [],
   npm: ['preinstall-ran'],
   pip: [],
+  uv: ['python-version-ran'],
 } as const;
 
 export const MARKERS = {
@@ -25,6 +27,7 @@ export const MARKERS = {
   go: 'go-marker',
   npm: 'npm-marker',
   pip: 'pypi-marker',
+  uv: 'pypi-marker',
 } as const;
 
 const sha256 = (data: string) => createHash('sha256').update(data).digest();
@@ -55,7 +58,7 @@ function write(dir: string, files: Readonly<Record<string, string>>): void {
 }
 
 /**
- * Writes the four projects under `root` (cargo/, go/, npm/, pip/). `npmIntegrity`: the tarball's sha512 SRI.
+ * Writes the five projects under `root` (cargo/, go/, npm/, pip/, uv/). `npmIntegrity`: the tarball's sha512 SRI.
  * `projectCode: false` leaves out what only the fetch tests need (PROJECT_CODE_MARKERS): a bench then measures
  * ordinary projects (a per-workspace rustc wrapper would also defeat cargo's reuse of a shared target dir).
  */
@@ -103,6 +106,19 @@ export function writeProjects(root: string, npmIntegrity: string, projectCode = 
     }),
     'mark.js': `require('node:fs').writeFileSync(require('node:path').join(__dirname, 'preinstall-ran'), '');\n`,
     'test.js': `const marker = require(${JSON.stringify(name)});\nif (marker !== ${JSON.stringify(MARKERS.npm)}) throw new Error('marker ' + marker);\nconsole.log('marker ok');\n`,
+  });
+  // A uv project (not a package: uv installs its dependencies only) whose .python-version names a script in the
+  // workspace: uv runs it to inspect it, so the build's `uv sync` leaves its marker, and uv_sync_fetch must not.
+  write(join(root, 'uv'), {
+    'pyproject.toml': `[project]\nname = "app"\nversion = "0.1.0"\nrequires-python = ">=3.9"\ndependencies = ["${PYPI_PACKAGE.name}==${PYPI_PACKAGE.version}"]\n\n[tool.uv]\npackage = false\n`,
+    'check_marker.py': `import ${PYPI_PACKAGE.module}\n\nassert ${PYPI_PACKAGE.module}.MARKER == ${JSON.stringify(MARKERS.uv)}, ${PYPI_PACKAGE.module}.MARKER\nprint("marker ok")\n`,
+    ...(projectCode
+      ? {
+          '.python-version': './tools/python.sh\n',
+          'tools/python.sh':
+            '#!/bin/sh\n: > "$(dirname "$0")/../python-version-ran"\nexec /usr/bin/python3 "$@"\n',
+        }
+      : {}),
   });
   write(join(root, 'pip'), {
     'requirements.txt': `${PYPI_PACKAGE.name}==${PYPI_PACKAGE.version}\n`,

@@ -5,14 +5,17 @@
  * the agent's network namespace with the rendered toolchain config plus what issue 21's renderer emits —
  * `caches`, `egressProxy.phase` and `offlineEnv` — and a fresh workspace holding a copy of the example projects
  * (cache-projects.ts). Cache directories are shared by every pod given the same `CacheSet`, as a claim would be.
- * Calls go over MCP from the agent namespace (mcp-call.ts). Needs root (namespaces) and Debian's cargo, go, npm
- * and pip; the servers' children see only `/usr/bin:/bin`.
+ * Calls go over MCP from the agent namespace (mcp-call.ts). Needs root (namespaces), Debian's go, npm and pip,
+ * rustup's cargo (the machine's default toolchain) and PyPI's uv (`npm run pypi-tools`); the servers' children
+ * see only the Rust toolchain's and uv's directories and `/usr/bin:/bin`.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { cachedPypiTool } from '../../release/src/pypi-tools.ts';
+import { rustToolchain } from '../support/rust-toolchain.ts';
 import { type ServerProcess, startServerProcess } from '../toolchain-server/process-helpers.ts';
 import { MARKERS, SDIST_PACKAGE, sdistRegistry, writeProjects } from './cache-projects.ts';
 import { CRATE, GO_MODULE, NPM_PACKAGE, PYPI_PACKAGE } from './fake-registries.ts';
@@ -24,8 +27,10 @@ export const CALLER = 'toolchain-builder';
 export const BROKER_PORT = 8480;
 const DEBIAN_PATH = '/usr/bin:/bin';
 
-export type Tool = 'cargo' | 'go' | 'npm' | 'pip';
-export const TOOLS: readonly Tool[] = ['cargo', 'go', 'npm', 'pip'];
+export type Tool = 'cargo' | 'go' | 'npm' | 'pip' | 'uv';
+export const TOOLS: readonly Tool[] = ['cargo', 'go', 'npm', 'pip', 'uv'];
+/** The tools whose cache is a download cache (uv's is a build cache: uv cannot read it read-only). */
+export const DOWNLOAD_TOOLS = ['cargo', 'go', 'npm', 'pip'] as const satisfies readonly Tool[];
 
 export interface Exec {
   readonly exitCode: number | null;
@@ -41,6 +46,8 @@ export interface CacheSet {
   readonly go: string;
   readonly npm: string;
   readonly pip: string;
+  /** UV_CACHE_DIR (`kind: build`, read-write in every call: uv cannot use a read-only cache). */
+  readonly uv: string;
   /** GOCACHE (`kind: build`): each pod gets `<goBuild>/<pod>` unless `sharedBuild`. */
   readonly goBuild: string;
   /** CARGO_TARGET_DIR (`kind: build`). */
@@ -62,6 +69,20 @@ export interface Pod {
   readonly name: string;
   readonly workspace: string;
   readonly server: ServerProcess;
+}
+
+/** rustup's default toolchain's bin directory (cargo, rustc). */
+function rustBinDir(): string {
+  const rust = rustToolchain();
+  if (!rust) throw new Error("rustup's default toolchain is missing");
+  return rust.bin;
+}
+
+/** The directory of the pinned uv (`npm run pypi-tools` fetches it). */
+function uvBinDir(): string {
+  const uv = cachedPypiTool('uv');
+  if (!uv) throw new Error('uv is not fetched: run npm run pypi-tools');
+  return uv.binDir;
 }
 
 export class CachesFixture {
@@ -162,6 +183,7 @@ export class CachesFixture {
       go: join(root, 'go'),
       npm: join(root, 'npm'),
       pip: join(root, 'pip'),
+      uv: join(root, 'uv'),
       goBuild: join(root, 'go-build'),
       cargoTarget: join(root, 'cargo-target'),
     };
@@ -194,7 +216,7 @@ export class CachesFixture {
       tools: {
         mode: 'exec',
         presets: ['cargo', 'go', 'node', 'python'],
-        allowedCommands: ['sh', 'bash', 'printenv', 'npm', 'pip', 'pytest'],
+        allowedCommands: ['sh', 'bash', 'printenv', 'npm', 'pip', 'pytest', 'uv'],
       },
       limits: {
         ...(options.connect ? { connect: options.connect } : {}),
@@ -216,6 +238,7 @@ export class CachesFixture {
         { name: 'go', ecosystem: 'go', path: caches.go, access, kind: 'download' },
         { name: 'npm', ecosystem: 'npm', path: caches.npm, access, kind: 'download' },
         { name: 'pip', ecosystem: 'pip', path: caches.pip, access, kind: 'download' },
+        { name: 'uv', ecosystem: 'uv', path: caches.uv, kind: 'build' },
         { name: 'go-build', ecosystem: 'go-build', path: goBuild, kind: 'build' },
         { name: 'cargo-target', ecosystem: 'cargo-target', path: cargoTarget, kind: 'build' },
       ],
@@ -225,6 +248,7 @@ export class CachesFixture {
         npm_config_offline: 'true',
         PIP_NO_INDEX: '1',
         PIP_FIND_LINKS: join(caches.pip, 'wheelhouse'),
+        UV_OFFLINE: '1',
       },
       env: {
         passthrough: ['PATH'],
@@ -235,6 +259,7 @@ export class CachesFixture {
           GOCACHE: goBuild,
           npm_config_cache: caches.npm,
           PIP_CACHE_DIR: caches.pip,
+          UV_CACHE_DIR: caches.uv,
           GOPROXY: 'https://proxy.golang.org',
           GONOSUMDB: GO_MODULE.path,
           GOTOOLCHAIN: 'local',
@@ -243,15 +268,13 @@ export class CachesFixture {
           CARGO_NET_RETRY: '0',
           npm_config_update_notifier: 'false',
           PIP_DISABLE_PIP_VERSION_CHECK: '1',
-          // Test-only: the fake registries' CA, and Debian cargo 1.65's switch for the sparse protocol.
+          // Test-only: the fake registries' CA.
           NODE_EXTRA_CA_CERTS: this.caFile,
           // This machine's global npmrc names a cafile, which npm then trusts instead of NODE_EXTRA_CA_CERTS.
           npm_config_cafile: this.caFile,
           SSL_CERT_FILE: this.caFile,
           CARGO_HTTP_CAINFO: this.caFile,
           PIP_CERT: this.caFile,
-          CARGO_UNSTABLE_SPARSE_REGISTRY: 'true',
-          __CARGO_TEST_CHANNEL_OVERRIDE_DO_NOT_USE_THIS: 'nightly',
         },
         callerAllowed: [],
       },
@@ -261,7 +284,7 @@ export class CachesFixture {
       nodeFlags: this.world.topology.namespaces.exec('agent', [process.execPath]).slice(1),
       config,
       dir: join(podDir, 'server'),
-      env: { PATH: DEBIAN_PATH },
+      env: { PATH: `${rustBinDir()}:${uvBinDir()}:${DEBIAN_PATH}` },
     });
     const pod = { name, workspace, server };
     this.pods.push(pod);
@@ -351,11 +374,26 @@ export const FETCH: Record<Tool, { tool: string; hosts: string[]; filled: (c: Ca
         join(c.pip, 'wheelhouse', `${PYPI_PACKAGE.module}-${PYPI_PACKAGE.version}-py3-none-any.whl`),
       ),
   },
+  uv: {
+    tool: 'uv_sync_fetch',
+    hosts: ['pypi.org', 'files.pythonhosted.org'],
+    // The unpacked wheel in uv's archive bucket.
+    filled: (c) =>
+      existsSync(c.uv) &&
+      readdirSync(c.uv)
+        .filter((bucket) => bucket.startsWith('archive-v'))
+        .some((bucket) =>
+          readdirSync(join(c.uv, bucket)).some((entry) =>
+            existsSync(join(c.uv, bucket, entry, PYPI_PACKAGE.module, '__init__.py')),
+          ),
+        ),
+  },
 };
 
 /**
  * The build and test of each project as an agent runs them after fetching, through a pod's server: cargo_test,
- * go_test, `npm ci` then npm_test, `pip install --target deps` then pytest. Throws unless each passed; returns
+ * go_test, `npm ci` then npm_test, `pip install --target deps` then pytest, `uv sync --frozen` then
+ * `uv run --frozen python check_marker.py`. Throws unless each passed; returns
  * the commands' run time as the server measured it (without the MCP client's own start-up).
  */
 export async function buildAndTest(fixture: CachesFixture, pod: Pod, tool: Tool): Promise<number> {
@@ -376,6 +414,10 @@ export async function buildAndTest(fixture: CachesFixture, pod: Pod, tool: Tool)
       ],
       ['exec_allowed', { cwd: 'pip', command: ['pytest', '-p', 'no:cacheprovider', 'test_marker.py'] }],
     ],
+    uv: [
+      ['exec_allowed', { cwd: 'uv', command: ['uv', 'sync', '--frozen'] }],
+      ['exec_allowed', { cwd: 'uv', command: ['uv', 'run', '--frozen', 'python', 'check_marker.py'] }],
+    ],
   };
   let ms = 0;
   for (const [name, args] of steps[tool]) {
@@ -383,6 +425,12 @@ export async function buildAndTest(fixture: CachesFixture, pod: Pod, tool: Tool)
     assertOk(r, `${name} ${JSON.stringify(args)}`);
     if (tool === 'npm' && name === 'npm_test' && !r.stdout.includes('marker ok'))
       throw new Error(`npm_test did not check the marker:\n${r.stdout}`);
+    if (
+      tool === 'uv' &&
+      String(args['command']).includes('check_marker.py') &&
+      !r.stdout.includes('marker ok')
+    )
+      throw new Error(`uv run did not check the marker:\n${r.stdout}`);
     ms += r.durationMs;
   }
   return ms;

@@ -1,14 +1,15 @@
 /**
- * Shared caches and egress only while fetching, end to end with Debian's cargo, go, npm and pip: the real
+ * Shared caches and egress only while fetching, end to end with rustup's cargo, Debian's go, npm and pip and PyPI's uv: the real
  * toolchain server (source entry, `limits.confinement: required`) runs in the agent pod's network namespace,
  * whose one reachable address is the real broker (its rendered pod, config and caller tokens); fake registries
  * serve the real names over TLS behind it (registry-world.ts, shared with package-managers.test.ts). The
  * server's config is the rendered one plus what issue 21's renderer emits: `caches` (one directory each, shared
  * by every "pod" of the test as a claim would be), `egressProxy.phase: fetch` and `offlineEnv`.
  *
- * - pod A's fetch tools (cargo_fetch, go_mod_download, npm_ci_fetch, pip_download) fill the caches through the
- *   broker and run no project code (cargo's build.rs and a rustc wrapper from .cargo/config.toml, npm's
- *   preinstall: each leaves a marker when it runs, and pod B's build is the control that it does);
+ * - pod A's fetch tools (cargo_fetch, go_mod_download, npm_ci_fetch, pip_download, uv_sync_fetch) fill the caches
+ *   through the broker and run no project code (cargo's build.rs and a rustc wrapper from .cargo/config.toml,
+ *   npm's preinstall, the interpreter a uv project's .python-version names: each leaves a marker when it runs, and
+ *   pod B's build is the control that it does);
  * - pod B (a fresh server and workspace, the same caches) builds and tests each project offline, and the broker
  *   sees no connection from it;
  * - a non-fetch call has no proxy variable or token in its environment and cannot connect to the broker (the
@@ -31,6 +32,7 @@ import {
   buildAndTest,
   type CacheSet,
   CachesFixture,
+  DOWNLOAD_TOOLS,
   FETCH,
   type Pod,
   TOOLS,
@@ -38,7 +40,7 @@ import {
 import { NPM_PACKAGE, npmRegistry } from './fake-registries.ts';
 import { BROKER_AGENT_SIDE } from './topology.ts';
 
-describe('caches and the fetch phase: Debian cargo, go, npm and pip through the real server and broker', {
+describe('caches and the fetch phase: rustup cargo, Debian go, npm and pip, PyPI uv through the real server and broker', {
   timeout: 20 * 60_000,
 }, () => {
   // Root (namespaces) is the one prerequisite a machine may genuinely lack; CI runs as root.
@@ -86,6 +88,8 @@ describe('caches and the fetch phase: Debian cargo, go, npm and pip through the 
       // The repository commits its lockfile: later pods check out the one the fetch resolved.
       if (tool === 'cargo')
         cpSync(join(podA.workspace, 'cargo', 'Cargo.lock'), join(fixture.projectsDir, 'cargo', 'Cargo.lock'));
+      if (tool === 'uv')
+        cpSync(join(podA.workspace, 'uv', 'uv.lock'), join(fixture.projectsDir, 'uv', 'uv.lock'));
     });
 
   it('pip: pip_download refuses an sdist (its setup.py never runs); the control (plain pip download) runs setup.py', async (t) => {
@@ -183,7 +187,7 @@ describe('caches and the fetch phase: Debian cargo, go, npm and pip through the 
     assert.match(control.stdout, /^HTTP\/1\.1 200 /, control.stderr);
   });
 
-  for (const tool of TOOLS)
+  for (const tool of DOWNLOAD_TOOLS)
     it(`${tool}: project code cannot plant a file in the download cache (read-write consumer's build call, read-only consumer); the control (phase always, read-write) can; the read-only consumer still builds`, async (t) => {
       if (skip) return t.skip(skip);
       podB ??= await fixture.startPod('b', { phase: 'fetch', caches: cache });

@@ -1,8 +1,8 @@
 /**
  * Real package managers through the real broker, by name. A spec with one toolchain per package manager, each
  * declaring its ecosystem (`network.egress.ecosystems: [npm]`, `[pypi]`, `[crates]`, `[go]`), is rendered; the
- * broker runs as its rendered pod (config, caller tokens) in the broker namespace. Debian's npm, pip, cargo and
- * go run in the rendered toolchain container (uid 65532, read-only root, its env and volumes) in the agent's
+ * broker runs as its rendered pod (config, caller tokens) in the broker namespace. Debian's npm, pip and go,
+ * rustup's cargo and PyPI's uv run in the rendered toolchain container (uid 65532, read-only root, its env and volumes) in the agent's
  * network namespace, whose one reachable address is the broker's, with the proxy environment the toolchain
  * server gives its children (`egressProxyEnv` of the rendered `egressProxy`, with this container's token).
  * Each fetches its package from a fake registry that serves the real registry's name over TLS (test CA) in
@@ -28,7 +28,14 @@ import type { FakeApi } from '../backends/fake-model.ts';
 import { canEmulatePods, PodVolumes, runContainer, startContainer } from '../backends/pod-emulation.ts';
 import { eventually } from './broker-process.ts';
 import { NPM_PACKAGE, npmRegistry } from './fake-registries.ts';
-import { PACKAGE_MANAGERS, type PackageManager } from './package-managers.ts';
+import {
+  PACKAGE_MANAGERS,
+  type PackageManager,
+  RUST_DIR,
+  rustHostDir,
+  UV_DIR,
+  uvHostDir,
+} from './package-managers.ts';
 import { AGENT, brokerToken, RegistryWorld, toolchainConfig } from './registry-world.ts';
 import { BROKER_AGENT_SIDE } from './topology.ts';
 
@@ -36,6 +43,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ECOSYSTEM: Record<PackageManager['name'], string> = {
   npm: 'npm',
   pip: 'pypi',
+  uv: 'pypi',
   cargo: 'crates',
   go: 'go',
 };
@@ -46,7 +54,7 @@ const MIRRORS = ['registry.yarnpkg.com', 'pypi.doubanio.com', 'rsproxy.cn', 'gop
 /**
  * Each tool, aimed at a mirror instead of its own registry, and what its error output shows: the broker's
  * 403 reason (caller, host:port, the caller's list) where the tool prints the proxy's status text; cargo's
- * libcurl prints the status only.
+ * libcurl prints the status only, uv none.
  */
 const UNLISTED: Record<PackageManager['name'], { registry: string; expect: RegExp }> = {
   npm: {
@@ -57,6 +65,12 @@ const UNLISTED: Record<PackageManager['name'], { registry: string; expect: RegEx
   pip: {
     registry: 'https://pypi.doubanio.com/simple/',
     expect: /Tunnel connection failed: 403 caller "toolchain-pip" may not reach pypi\.doubanio\.com:443/,
+  },
+  // uv (reqwest) reports the refused CONNECT without its status.
+  uv: {
+    registry: 'https://pypi.doubanio.com/simple/',
+    expect:
+      /Failed to fetch: https:\/\/pypi\.doubanio\.com\/simple\/toolyard-e2e\/[\s\S]*tunnel error: unsuccessful/,
   },
   cargo: { registry: 'sparse+https://rsproxy.cn/', expect: /CONNECT tunnel failed, response 403/ },
   go: {
@@ -99,7 +113,8 @@ describe('real package managers through the real broker, by name', { timeout: 5 
     const caDir = join(dir, 'ca-public');
     mkdirSync(caDir);
     writeFileSync(join(caDir, 'ca.pem'), world.ca.ca);
-    imageMounts = { [CA_DIR]: caDir };
+    // rustup's toolchain and the pinned uv, as an image would carry them.
+    imageMounts = { [CA_DIR]: caDir, [RUST_DIR]: rustHostDir() as string, [UV_DIR]: uvHostDir() as string };
 
     const { pod, configMaps, secrets } = await world.startBroker(
       PACKAGE_MANAGERS.map((pm, i) => ({

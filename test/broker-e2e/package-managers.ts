@@ -2,14 +2,33 @@
  * The real package managers, each asked to fetch the one package its fake registry serves, with nothing but
  * the proxy environment a toolchain container's children get (`HTTPS_PROXY` carrying the caller's name and
  * broker token) and the test CA in each tool's own trust setting (standing in for the public CAs the real
- * registries use). Debian's tools: /usr/bin/npm, python3 -m pip, /usr/bin/cargo, /usr/bin/go.
+ * registries use). Debian's tools: /usr/bin/npm, python3 -m pip, /usr/bin/go; rustup's current cargo (the
+ * machine's default toolchain, mounted into the container at RUST_DIR as a rust image would carry it); and uv,
+ * PyPI's pinned wheel (`npm run pypi-tools`), mounted at UV_DIR.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { cachedPypiTool } from '../../release/src/pypi-tools.ts';
+import { rustToolchain, rustToolchainMissing } from '../support/rust-toolchain.ts';
 import { CRATE, GO_MODULE, NPM_PACKAGE, PYPI_PACKAGE } from './fake-registries.ts';
 
+/** Where the tests mount the pinned uv's directory in a container (the image's /usr/local/bin stand-in). */
+export const UV_DIR = '/opt/toolyard-test-uv';
+
+/** Where the tests mount rustup's toolchain directory in a container. */
+export const RUST_DIR = '/opt/toolyard-test-rust';
+
+/** The host directory of rustup's default toolchain, for a container's mount at RUST_DIR. */
+export function rustHostDir(): string | undefined {
+  return rustToolchain()?.dir;
+}
+
+/** The host directory of the pinned uv, for a container's mount at UV_DIR (undefined until fetched). */
+export function uvHostDir(): string | undefined {
+  return cachedPypiTool('uv')?.binDir;
+}
+
 export interface PackageManager {
-  readonly name: 'npm' | 'pip' | 'cargo' | 'go';
+  readonly name: 'npm' | 'pip' | 'cargo' | 'go' | 'uv';
   /** Why it cannot run here, or undefined. */
   readonly missing: () => string | undefined;
   /** A shell script run in `work` (a writable directory of the container); exits 0 when the package landed. */
@@ -22,17 +41,6 @@ export interface PackageManager {
 
 const which = (path: string, apt: string) => () =>
   existsSync(path) ? undefined : `${path} is missing (Debian package ${apt}; .ci/run installs it)`;
-
-/** Debian's cargo is 1.65: the sparse protocol (stable from 1.68) is behind -Z sparse-registry there. */
-function cargoNeedsUnstableSparse(): boolean {
-  try {
-    const version = execFileSync('/usr/bin/cargo', ['--version'], { encoding: 'utf8' });
-    const [, minor] = /cargo 1\.(\d+)/.exec(version) ?? [];
-    return Number(minor) < 68;
-  } catch {
-    return false;
-  }
-}
 
 export const PACKAGE_MANAGERS: readonly PackageManager[] = [
   {
@@ -60,10 +68,25 @@ export const PACKAGE_MANAGERS: readonly PackageManager[] = [
     hosts: ['pypi.org', 'files.pythonhosted.org'],
   },
   {
+    name: 'uv',
+    missing: () =>
+      uvHostDir() ? undefined : 'uv is not fetched (npm run pypi-tools fetches the pinned wheel)',
+    script: (index = 'https://pypi.org/simple/') =>
+      `uv pip install --python /usr/bin/python3 --no-deps --target "$PWD/uv-out" --index-url ${index} ${PYPI_PACKAGE.name}==${PYPI_PACKAGE.version} && test -f uv-out/${PYPI_PACKAGE.module}/__init__.py`,
+    env: (work, caFile) => ({
+      PATH: `${UV_DIR}:/usr/local/bin:/usr/bin:/bin`,
+      HOME: work,
+      UV_CACHE_DIR: `${work}/uv-cache`,
+      UV_PYTHON_DOWNLOADS: 'never',
+      UV_NO_PROGRESS: '1',
+      SSL_CERT_FILE: caFile,
+    }),
+    hosts: ['pypi.org', 'files.pythonhosted.org'],
+  },
+  {
     name: 'cargo',
-    missing: which('/usr/bin/cargo', 'cargo'),
+    missing: rustToolchainMissing,
     script: (registry) => {
-      const unstable = cargoNeedsUnstableSparse() ? ' -Z sparse-registry' : '';
       const mirror = registry
         ? ` --config 'source.crates-io.replace-with="mirror"' --config 'source.mirror.registry="${registry}"'`
         : '';
@@ -71,19 +94,18 @@ export const PACKAGE_MANAGERS: readonly PackageManager[] = [
         'mkdir -p cargo-project/src && cd cargo-project',
         `printf '[package]\\nname = "consumer"\\nversion = "0.1.0"\\nedition = "2021"\\n\\n[dependencies]\\n${CRATE.name} = "=${CRATE.version}"\\n' > Cargo.toml`,
         ': > src/lib.rs',
-        `/usr/bin/cargo fetch${unstable}${mirror}`,
+        `cargo fetch${mirror}`,
         `test -d "$CARGO_HOME"/registry/src/*/${CRATE.name}-${CRATE.version}`,
       ].join(' && ');
     },
     env: (work, caFile) => ({
+      PATH: `${RUST_DIR}/bin:/usr/local/bin:/usr/bin:/bin`,
       HOME: work,
       CARGO_HOME: `${work}/cargo-home`,
       CARGO_HTTP_CAINFO: caFile,
       CARGO_REGISTRIES_CRATES_IO_PROTOCOL: 'sparse',
       CARGO_NET_RETRY: '0',
       CARGO_TERM_COLOR: 'never',
-      // Debian's cargo 1.65 takes -Z flags only on the nightly channel; this is its own switch for that.
-      ...(cargoNeedsUnstableSparse() ? { __CARGO_TEST_CHANNEL_OVERRIDE_DO_NOT_USE_THIS: 'nightly' } : {}),
     }),
     hosts: ['index.crates.io', 'static.crates.io'],
   },

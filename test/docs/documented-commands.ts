@@ -114,6 +114,19 @@ export const NOT_RUN_HERE: Readonly<Record<string, string>> = {
   'helm install reviewer toolyard/reviewer --namespace agents --create-namespace':
     'needs helm, a cluster and the published site',
   'helm install reviewer toolyard/reviewer -f my-values.yaml': 'needs helm, a cluster and the published site',
+  'npm run cluster:build':
+    'compiles Kubernetes, etcd, kwok, CoreDNS and kube-router from their modules (many minutes on an empty Go cache); npm test runs it (test:cluster builds or reuses them)',
+  'npm run cluster':
+    'starts a control plane until Ctrl-C, on binaries npm run cluster:build makes; test:cluster starts and stops the same cluster (test/cluster/cluster.ts)',
+  'npm run cluster -- --node':
+    'needs root, containerd, runc and the CNI plugins; test:cluster starts the same real node (test/cluster/node/node.ts)',
+  'npm run test:cluster': 'is part of npm test, which runs this test',
+  'npm run test:cluster -- test/cluster/e2e/rbac.e2e.ts':
+    'the same runner as npm run test:cluster, which npm test runs',
+  'TOOLYARD_TEST_NODE=skip npm run test:cluster':
+    'the same runner as npm run test:cluster, which npm test runs',
+  'npm run bench:cluster -- --agents 1000':
+    'a benchmark: minutes of a cluster under load, with figures to read, not to assert (docs/benchmarks.md)',
 };
 
 /** A user's shell: no project bins on PATH, no npm script variables. */

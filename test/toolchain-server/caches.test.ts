@@ -29,9 +29,12 @@ import {
   type StaticPolicy,
   staticPolicy,
 } from '../../toolchain-server/src/confinement/policy.ts';
+import { ToolError } from '../../toolchain-server/src/errors.ts';
+import { WorkspaceRoots } from '../../toolchain-server/src/policy/cwd.ts';
 import { PROXY_ENV_NAMES } from '../../toolchain-server/src/policy/proxy-env.ts';
 import { Toolchain } from '../../toolchain-server/src/toolchain.ts';
-import { assertPinnedRequirements } from '../../toolchain-server/src/tools/fetch-tools.ts';
+import { assertPinnedRequirements, FETCH_TOOLS } from '../../toolchain-server/src/tools/fetch-tools.ts';
+import type { PlanContext } from '../../toolchain-server/src/tools/types.ts';
 import { makeConfig, makeWorkspace, type Workspace } from './helpers.ts';
 
 const TOKEN = 'caches-test-broker-token-0123456789';
@@ -192,6 +195,97 @@ describe('pip_download requirements', () => {
         /line 2 is not a pinned requirement/,
       );
     });
+});
+
+describe('uv_sync_fetch: what it runs', () => {
+  const tool = FETCH_TOOLS.python!.find((t) => t.name === 'uv_sync_fetch')!;
+  let ws: Workspace;
+  const uvCache = {
+    name: 'uv',
+    ecosystem: 'uv',
+    path: '/var/cache/toolyard/uv',
+    access: 'read-write',
+    kind: 'download',
+  } as const;
+  const ctx = (
+    caches: PlanContext['caches'] = [uvCache],
+    python: string | null = '/usr/bin/python3',
+  ): PlanContext => ({
+    cwd: ws.root,
+    roots: new WorkspaceRoots([ws.root]),
+    has: () => true,
+    pathOf: (binary) => (binary === 'python3' ? (python ?? undefined) : `/usr/bin/${binary}`),
+    caches,
+  });
+  const plan = (c = ctx()) => tool.plan({}, c);
+  const refusal = (c = ctx()) => {
+    try {
+      plan(c);
+    } catch (error) {
+      if (error instanceof ToolError) return error;
+      throw error;
+    }
+    assert.fail('expected a refusal');
+  };
+
+  before(() => {
+    ws = makeWorkspace();
+    writeFileSync(join(ws.root, 'pyproject.toml'), '[project]\nname = "p"\nversion = "0.1.0"\n');
+  });
+  after(() => ws.cleanup());
+
+  it('is a fetch tool of the python preset that needs uv and python3 only when it runs', () => {
+    assert.equal(tool.fetch, true);
+    assert.deepEqual(tool.binaries, []);
+    assert.deepEqual(tool.optionalBinaries, ['uv', 'python3']);
+  });
+
+  it('without uv.lock: resolves without building, installs no project code, the image interpreter, a throwaway environment', () => {
+    rmSync(join(ws.root, 'uv.lock'), { force: true });
+    const p = plan();
+    assert.equal(p.command, 'uv');
+    assert.deepEqual(p.args, [
+      'sync',
+      '--no-install-project',
+      '--no-install-workspace',
+      '--no-install-local',
+      '--no-build',
+      '--no-python-downloads',
+      '--keyring-provider',
+      'disabled',
+      '--no-progress',
+      '--color',
+      'never',
+    ]);
+    assert.deepEqual(p.env, { UV_PYTHON: '/usr/bin/python3' });
+    assert.deepEqual(p.scratchEnv, { UV_PROJECT_ENVIRONMENT: 'uv-fetch-venv' });
+  });
+
+  it('with uv.lock: exactly the lockfile (--frozen)', () => {
+    writeFileSync(
+      join(ws.root, 'uv.lock'),
+      'version = 1\n\n[[package]]\nname = "six"\nversion = "1.16.0"\nsource = { registry = "https://pypi.org/simple" }\n',
+    );
+    assert.deepEqual(plan().args.slice(0, 2), ['sync', '--frozen']);
+  });
+
+  it('refuses a uv.lock with a git source (fetch-runs-no-code)', () => {
+    writeFileSync(
+      join(ws.root, 'uv.lock'),
+      'version = 1\n\n[[package]]\nname = "evil"\nversion = "1.0"\nsource = { git = "https://example.com/evil.git#abc" }\n',
+    );
+    const error = refusal();
+    assert.equal(error.rule, 'fetch-runs-no-code');
+    rmSync(join(ws.root, 'uv.lock'));
+  });
+
+  it('needs a uv cache, a pyproject.toml and python3', () => {
+    assert.match(refusal(ctx([])).message, /needs a uv cache/);
+    assert.equal(refusal(ctx(undefined, null)).code, 'TOOLYARD_COMMAND_UNAVAILABLE');
+    rmSync(join(ws.root, 'pyproject.toml'));
+    assert.match(refusal().message, /needs a pyproject\.toml/);
+    writeFileSync(join(ws.root, 'pyproject.toml'), '[project]\nname = "p"\nversion = "0.1.0"\n');
+  });
 });
 
 describe('caches and the fetch phase under Landlock (in-process toolchain)', () => {
@@ -402,7 +496,7 @@ describe('caches and the fetch phase under Landlock (in-process toolchain)', () 
       probeVersions: false,
     });
     const names = tc.listedTools.map((tool) => tool.name);
-    for (const name of ['npm_ci_fetch', 'go_mod_download', 'cargo_fetch', 'pip_download'])
+    for (const name of ['npm_ci_fetch', 'go_mod_download', 'cargo_fetch', 'pip_download', 'uv_sync_fetch'])
       assert.ok(!names.includes(name), `${name} offered without egressProxy`);
     assert.ok(!tc.presetStatus.some((p) => p.missing.includes('pip')));
   });

@@ -246,6 +246,36 @@ describe('option parser: other syntaxes', () => {
     assert.equal(rule(tool, ['test', '-q']), 'option-not-allowed');
   });
 
+  it("a command operand hands the rest of argv to that program's table (uv run pytest -x)", () => {
+    const pytest: CommandSpec = {
+      name: 'pytest',
+      syntax: GETOPT_LONG,
+      options: [flag('-x')],
+      positionals: { rest: text },
+    };
+    const script: CommandSpec = { name: 'script', options: [], positionals: { each: [text], rest: text } };
+    const runner: CommandSpec = {
+      name: 'run',
+      syntax: { ...GETOPT_LONG, permute: 'first' },
+      options: [flag('-q'), flag('-m')],
+      commandOperand: (word, given) =>
+        word === 'pytest' && !given.has('-m')
+          ? { table: pytest }
+          : word.endsWith('.py')
+            ? { table: script, operand: true }
+            : { rule: 'command-wrapper', why: 'runs any program', instead: 'pytest' },
+    };
+    // The program's name passes as written; its own options are read by its table, not the runner's.
+    assert.deepEqual(run(runner, ['-q', 'pytest', '-x', 'a']), ['-q', 'pytest', '-x', 'a']);
+    assert.equal(rule(runner, ['pytest', '-q']), 'option-not-allowed');
+    assert.deepEqual(run(runner, ['--', 'pytest', '-x']), ['--', 'pytest', '-x']);
+    // A script is the target's first operand; options seen before decide (here -m makes pytest a refusal).
+    assert.deepEqual(run(runner, ['t.py', '-q']), ['t.py', '-q']);
+    assert.equal(rule(runner, ['-m', 'pytest']), 'command-wrapper');
+    assert.equal(rule(runner, ['sh', '-c', 'x']), 'command-wrapper');
+    assert.deepEqual(run(runner, ['-q']), ['-q']);
+  });
+
   it('requirements and operand counts', () => {
     const sed: CommandSpec = {
       name: 'sed',

@@ -22,6 +22,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { cachedPypiTool } from '../../release/src/pypi-tools.ts';
 import { asPodUser, chownForPod } from '../support/pod-user.ts';
 import { connectClient } from './helpers.ts';
 
@@ -216,6 +217,37 @@ describe('controls: the payloads bite when run without the server', () => {
     writeFileSync(join(dir, 't.tar'), tarArchive([{ name: `out/${mark.split('/').pop()}`, data: 'x' }]));
     chownForPod(join(dir, 'ws'));
     execFileSync('tar', ['-xf', '../t.tar'], { cwd: join(dir, 'ws'), env, ...asPodUser() });
+  });
+
+  // uv (the pinned wheel, npm run pypi-tools): what the U rows refuse does run a program when uv is asked directly.
+  const uv = () => {
+    const tool = cachedPypiTool('uv');
+    assert.ok(tool, 'uv is not fetched: run npm run pypi-tools');
+    return tool.executable;
+  };
+  const uvEnv = () => ({ ...env, UV_CACHE_DIR: join(dir, 'uv-cache'), UV_PYTHON_DOWNLOADS: 'never' });
+  bites('uv run <any program>', (mark) =>
+    execFileSync(uv(), ['run', '--no-project', '--offline', 'sh', '-c', `touch ${mark}`], {
+      cwd: dir,
+      env: uvEnv(),
+      ...asPodUser(),
+    }),
+  );
+  bites('uv --python <a program>', (mark) => {
+    writeFileSync(join(dir, 'evil-python'), `#!/bin/sh\ntouch ${mark}\nexit 1\n`, { mode: 0o755 });
+    spawnSync(uv(), ['run', '--no-project', '--offline', '--python', join(dir, 'evil-python'), 'true'], {
+      cwd: dir,
+      env: uvEnv(),
+      ...asPodUser(),
+    });
+  });
+  bites('uv run --env-file (variables from a file reach the program)', (mark) => {
+    writeFileSync(join(dir, 'evil.env'), `MARK=${mark}\n`);
+    execFileSync(
+      uv(),
+      ['run', '--no-project', '--offline', '--env-file', 'evil.env', 'sh', '-c', 'touch "$MARK"'],
+      { cwd: dir, env: uvEnv(), ...asPodUser() },
+    );
   });
 
   it("a child reads its parent's environment from /proc, which is why the server re-executes itself", () => {

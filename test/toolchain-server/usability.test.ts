@@ -10,15 +10,25 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { cachedPypiTool } from '../../release/src/pypi-tools.ts';
 import { findOnPath } from '../../toolchain-server/src/policy/commands.ts';
+import { rustToolchain } from '../support/rust-toolchain.ts';
 import { connectClient } from './helpers.ts';
 import { type ServerProcess, startServerProcess } from './process-helpers.ts';
 import { equivalent, firstDifference, normalise, type Paths, type RunOutcome } from './usability/compare.ts';
 import { CORPUS, type CorpusEntry } from './usability/corpus.ts';
 import { buildWorkspace, GIT_ENV } from './usability/fixtures.ts';
 
-/** Debian's programs only (no per-user toolchain managers): what CI and the images have. */
-const PATH = '/usr/local/bin:/usr/bin:/bin';
+/**
+ * Debian's programs, rustup's current Rust toolchain (its own directory: cargo, rustc, rustfmt, clippy, as the
+ * stock rust images carry them; Debian's cargo is years behind) and uv and ruff from their pinned PyPI wheels
+ * (`npm run pypi-tools`, as toolchain-go-python has them in /usr/local/bin): what CI and the images have.
+ */
+const PATH = [
+  ...(rustToolchain() ? [rustToolchain()!.bin] : []),
+  ...(['uv', 'ruff'] as const).flatMap((name) => cachedPypiTool(name)?.binDir ?? []),
+  '/usr/local/bin:/usr/bin:/bin',
+].join(':');
 const CANARY = 'usability-canary-7f3a9c';
 const CONCURRENCY = 4;
 
@@ -113,6 +123,8 @@ describe('usability corpus: allowed and equivalent, or refused with what to run 
       GOCACHE: join(base, `cache-${side}`, 'go-build'),
       GOPATH: join(base, `cache-${side}`, 'go'),
       npm_config_cache: join(base, `cache-${side}`, 'npm'),
+      UV_CACHE_DIR: join(base, `cache-${side}`, 'uv'),
+      UV_PYTHON_DOWNLOADS: 'never',
       npm_config_update_notifier: 'false',
       ...GIT_ENV,
     });

@@ -8,7 +8,9 @@
  *
  * --channel: makes the FIFOs DIR/call and DIR/reply (the server, watching DIR, opens both as soon as they appear),
  *   then opens `call` for writing as fd 3 and `reply` for reading as fd 4: the channel is two pipes, no socket.
- * --nproc: RLIMIT_NPROC counts every task of the real uid, so the limit is N above the tasks the uid has now.
+ * --nproc: RLIMIT_NPROC counts the tasks of the real uid in the caller's user namespace (and, in the initial one,
+ *   in every namespace it owns), so the limit is N above the tasks the uid has there now. Under toolyard-confine's
+ *   user namespace (the second wall) that count starts afresh in the call's namespace: only its tasks count.
  * The seccomp filter refuses socket() for every family (EACCES), socketpair() but AF_UNIX pairs, io_uring (its
  * operations would open sockets beside the filter), and the other syscall tables (x32, i386, arm32). Filters
  * stack: whatever toolyard-confine installed stays in force.
@@ -22,7 +24,7 @@ typedef unsigned int u32;
 #if defined(__x86_64__)
 enum { NR_read = 0, NR_write = 1, NR_close = 3, NR_getuid = 102, NR_execve = 59, NR_exit_group = 231,
        NR_prctl = 157, NR_getdents64 = 217, NR_openat = 257, NR_mknodat = 259, NR_dup3 = 292,
-       NR_prlimit64 = 302, SC_socket = 41, SC_socketpair = 53, AUDIT_ARCH = 0xc000003e };
+       NR_prlimit64 = 302, NR_readlinkat = 267, SC_socket = 41, SC_socketpair = 53, AUDIT_ARCH = 0xc000003e };
 static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f) {
   register i64 r10 __asm__("r10") = d;
   register i64 r8 __asm__("r8") = e;
@@ -38,7 +40,7 @@ __asm__(".text\n.globl _start\n_start:\n xor %rbp,%rbp\n mov %rsp,%rdi\n and $-1
 #elif defined(__aarch64__)
 enum { NR_read = 63, NR_write = 64, NR_close = 57, NR_getuid = 174, NR_execve = 221, NR_exit_group = 94,
        NR_prctl = 167, NR_getdents64 = 61, NR_openat = 56, NR_mknodat = 33, NR_dup3 = 24, NR_prlimit64 = 261,
-       SC_socket = 198, SC_socketpair = 199, AUDIT_ARCH = 0xc00000b7 };
+       NR_readlinkat = 78, SC_socket = 198, SC_socketpair = 199, AUDIT_ARCH = 0xc00000b7 };
 static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f) {
   register i64 x8 __asm__("x8") = n;
   register i64 x0 __asm__("x0") = a;
@@ -149,8 +151,52 @@ static i64 field(const char *text, const char *key) {
 static char dents[16384];
 static char status[4096];
 
-/* Tasks (threads included) whose real uid is `uid`: what RLIMIT_NPROC compares with its limit. */
+/* The target of /proc/<pid>/ns/user ("user:[inode]") into `out`, or a negative errno (another uid's task,
+   or one that is not dumpable, cannot be read). */
+static i64 userns_of(const char *pid, char *out, unsigned long size) {
+  char path[48] = "/proc/";
+  unsigned long n = 6, l = slen(pid);
+  if (l > 20) return -36;
+  memcpy(path + n, pid, l), n += l;
+  memcpy(path + n, "/ns/user", 9);
+  i64 r = sys4(NR_readlinkat, AT_FDCWD, path, out, size - 1);
+  if (r >= 0) out[r] = 0;
+  return r;
+}
+
+/* Whether this process is in the initial user namespace: its uid map is the identity over every uid. */
+static int initial_userns(void) {
+  i64 fd = sys4(NR_openat, AT_FDCWD, "/proc/self/uid_map", O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return 1;
+  char map[256];
+  i64 r = sys3(NR_read, fd, map, sizeof map - 1);
+  sys1(NR_close, fd);
+  if (r <= 0) return 1;
+  map[r] = 0;
+  /* "0 0 4294967295" with any spacing, one line. */
+  const char *want[] = {"0", "0", "4294967295"};
+  const char *p = map;
+  for (int k = 0; k < 3; k++) {
+    while (*p == ' ' || *p == '\t') p++;
+    unsigned long w = slen(want[k]);
+    for (unsigned long i = 0; i < w; i++)
+      if (p[i] != want[k][i]) return 0;
+    p += w;
+    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != 0) return 0;
+  }
+  while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+  return *p == 0;
+}
+
+static char own_userns[64];
+
+/* Tasks (threads included) whose real uid is `uid`: what RLIMIT_NPROC compares with its limit. In a user namespace
+   of its own (the second wall) the kernel counts only the tasks of that namespace, so only those count here; a task
+   whose namespace cannot be read is left out, which can only make the limit lower. */
 static i64 uid_tasks(u64 uid) {
+  int scoped = !initial_userns();
+  if (scoped && userns_of("self", own_userns, sizeof own_userns) < 0) scoped = 0;
+  char theirs[64];
   i64 dir = sys4(NR_openat, AT_FDCWD, "/proc", O_RDONLY | O_CLOEXEC, 0);
   if (dir < 0) return dir;
   i64 total = 0;
@@ -174,6 +220,7 @@ static i64 uid_tasks(u64 uid) {
       if (r <= 0) continue;
       status[r] = 0;
       if (field(status, "Uid:") != (i64)uid) continue;
+      if (scoped && (userns_of(name, theirs, sizeof theirs) < 0 || !seq(theirs, own_userns))) continue;
       i64 threads = field(status, "Threads:");
       total += threads > 0 ? threads : 1;
     }

@@ -162,11 +162,11 @@ export const POLICY_RULES = {
   'python-module':
     'python -m with a module outside the list (pytest, pip, mypy, unittest, venv, ruff, json.tool, py_compile).',
   'package-runner':
-    'Fetching and running packages: npx, npm exec/x/init/explore, pnpm, yarn, bun, uvx, cargo install, go run pkg@version, helm plugin, mypy --install-types.',
+    'Fetching and running packages: npx, npm exec/x/init/explore, pnpm, yarn, bun, uvx, uv tool, uv run --with, uv format/check, cargo install, go run pkg@version, helm plugin, mypy --install-types.',
   'package-source':
-    'npm install or pip install from git, a URL or a tarball instead of the registry or a local path in the workspace.',
+    'npm install, pip install or uv from git, a URL or a tarball (name @ URL too), or an index other than PyPI, instead of the registry or a local path in the workspace.',
   'command-wrapper':
-    'env COMMAND, xargs, timeout, nice, sudo, busybox, ld.so and similar would run an unlisted command.',
+    'env COMMAND, xargs, timeout, nice, sudo, busybox, ld.so, uv run of a program other than python, pytest, mypy or ruff, and similar would run an unlisted command.',
   'runs-command-option':
     'Options and commands that name a program: tar -I/--to-command/--checkpoint-action, git --upload-pack/--exec/rebase -x/grep -O, find -exec, sort --compress-program, go -toolexec/-exec, rustc -C linker, helm --post-renderer, npm --script-shell, gpg signing, ssh/rsync/curl, compiler drivers.',
   'config-override':

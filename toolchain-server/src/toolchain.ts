@@ -3,7 +3,8 @@
  * One instance per server process; MCP sessions share it but never share per-client state.
  */
 
-import { accessSync, constants as fsConstants, realpathSync, rmSync } from 'node:fs';
+import { accessSync, constants as fsConstants, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
@@ -535,6 +536,7 @@ export class Toolchain {
       cwd,
       roots: this.roots,
       has: (b) => this.commands.list().some((c) => c.name === b && c.path !== undefined),
+      pathOf: (b) => this.commands.list().find((c) => c.name === b)?.path,
       caches: this.config.caches,
     };
     const plan = tool.plan(parsed.data as CommonInput, planCtx);
@@ -594,8 +596,15 @@ export class Toolchain {
     let result: RunResult | undefined;
     let pgid: number | undefined;
     let scratch: CallScratch | undefined;
+    // A tool's own scratch paths (plan.scratchEnv) need a scratch directory even when calls are not confined.
+    let ownScratch: string | undefined;
     try {
       scratch = this.callScratch();
+      if (plan.scratchEnv && !scratch) ownScratch = mkdtempSync(join(tmpdir(), 'toolyard-call-'));
+      const scratchDir = scratch?.dir ?? ownScratch;
+      const scratchEnv = Object.fromEntries(
+        Object.entries(plan.scratchEnv ?? {}).map(([name, relative]) => [name, join(scratchDir!, relative)]),
+      );
       const helperArgs = this.confineArgs(scratch, timeoutSeconds * 1000, this.killGraceMs, fetch);
       result = await this.run(helperArgs, pinned.id, {
         file,
@@ -603,7 +612,7 @@ export class Toolchain {
         args,
         // Confined, the helper enters the checked path only if it is still that directory (pinned.id).
         cwd: helperArgs ? pinned.path : pinned.spawnPath,
-        env: this.confinedEnv(env, scratch),
+        env: { ...this.confinedEnv(env, scratch), ...scratchEnv },
         timeoutMs: timeoutSeconds * 1000,
         maxOutputBytes: limits.maxOutputBytes,
         killGraceMs: this.killGraceMs,
@@ -625,6 +634,7 @@ export class Toolchain {
       release();
       pinned.close();
       this.endCall(scratch, result?.confineReport);
+      if (ownScratch) rmSync(ownScratch, { recursive: true, force: true });
     }
     this.checkConfinement(result, audit, cwd);
     const structured: ExecResult = {

@@ -88,6 +88,13 @@ const FILES: Readonly<Record<string, string>> = {
   'pypkg/main.py': 'from pkg.calc import add\n\nprint("hello from pypkg", add(2, 3))\n',
   'pypkg/data.json': '{"b": 2, "a": [1, 2]}\n',
 
+  // A uv project (dependency-free, not a package: it locks, syncs and runs offline) for uv's own commands.
+  'uvproj/pyproject.toml':
+    '[project]\nname = "uvproj"\nversion = "0.1.0"\nrequires-python = ">=3.9"\ndependencies = []\n\n[tool.uv]\npackage = false\n',
+  'uvproj/main.py': 'print("hello from uvproj")\n',
+  'uvproj/data.json': '{"b": 2, "a": [1, 2]}\n',
+  'uvproj/tests/test_main.py': 'def test_ok():\n    assert 1 + 1 == 2\n',
+
   'npmpkg/package.json': `${JSON.stringify(
     {
       name: 'npmpkg',

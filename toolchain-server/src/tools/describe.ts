@@ -58,7 +58,7 @@ export const describeOutputSchema = z.object({
   egress: z
     .enum(['none', 'always', 'fetch'])
     .describe(
-      '`none`: no call reaches the network. `always`: every call has the broker proxy. `fetch`: only the fetch tools (cargo_fetch, go_mod_download, npm_ci_fetch, pip_download) have it and fill the download caches; run them first, then build and test offline.',
+      '`none`: no call reaches the network. `always`: every call has the broker proxy. `fetch`: only the fetch tools (cargo_fetch, go_mod_download, npm_ci_fetch, pip_download, uv_sync_fetch) have it and fill the download caches; run them first, then build and test offline.',
     ),
 });
 

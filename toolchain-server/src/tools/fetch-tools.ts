@@ -15,7 +15,13 @@
  *   to read its metadata. The requirements file must be pinned `name==version` lines (optionally with
  *   markers and `--hash`): an option line (`--no-binary`, `-e`, `-r`) or a path or URL is refused, since each
  *   could bring a source tree whose build backend pip would run.
- * uv is not offered: Debian bookworm ships no uv package.
+ * - `uv sync --no-install-project --no-install-workspace --no-install-local --no-build` (`--frozen` with a
+ *   uv.lock) installs the project's locked dependencies, wheels only, into a throwaway environment in the call's
+ *   scratch directory: no sdist is built (`--no-build` also makes resolution without a lockfile run no build
+ *   backend), the project and its workspace members and path dependencies are not installed (that would build
+ *   them), and the interpreter is the image's own (`UV_PYTHON`, the python3 found at start): never the
+ *   workspace's `.venv/bin/python` or whatever a `.python-version` names, which uv would run. No interpreter
+ *   download, no keyring program. Lockfiles with git sources are refused (uv would clone and build them).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -31,6 +37,20 @@ import {
   type PlanContext,
   workspacePath,
 } from './types.ts';
+
+/** Refuses a uv.lock that takes a package from git (uv clones it and would build it). */
+function assertUvLockRegistryOnly(text: string): void {
+  const git = /^source\s*=\s*\{\s*git\s*=\s*"([^"]*)"/m.exec(text);
+  if (git)
+    throw new ToolError(
+      'TOOLYARD_POLICY_DENIED',
+      `uv.lock takes a package from git (${git[1]}): git sources are cloned and built, so uv_sync_fetch refuses them.`,
+      {
+        rule: 'fetch-runs-no-code',
+        allowed: 'registry (wheel) dependencies; path dependencies are not installed',
+      },
+    );
+}
 
 /** The directory of a `pip` cache that `pip_download` fills and offline installs read (`PIP_FIND_LINKS`). */
 export const PIP_WHEELHOUSE = 'wheelhouse';
@@ -196,6 +216,60 @@ export const FETCH_TOOLS: Readonly<Partial<Record<ToolPreset, readonly ExecTool[
           env: { PIP_DEST: join(cache.path, PIP_WHEELHOUSE) },
         };
       },
+    ),
+    execTool(
+      'python',
+      'uv_sync_fetch',
+      'uv sync (dependencies, wheels only)',
+      "Downloads the project's locked dependencies (uv.lock; resolved and written when missing) into the uv cache: wheels only, never a build, and not the project itself, in a throwaway environment with the image's Python. Later calls install them offline with uv sync --frozen. The only tool with network access when the toolchain fetches in a phase.",
+      onlyCommon,
+      [],
+      (_i, ctx) => {
+        if (!ctx.caches.some((c) => c.ecosystem === 'uv'))
+          throw new ToolError(
+            'TOOLYARD_INVALID_ARGUMENTS',
+            'uv_sync_fetch needs a uv cache and this toolchain has none.',
+            { allowed: 'a toolchain that uses a cache of ecosystem uv (spec.toolchains[].caches)' },
+          );
+        if (!existsSync(join(ctx.cwd, 'pyproject.toml')))
+          throw new ToolError(
+            'TOOLYARD_INVALID_ARGUMENTS',
+            `uv_sync_fetch needs a pyproject.toml in ${ctx.cwd}.`,
+            {
+              allowed: 'the cwd of a uv project (pyproject.toml, ideally with uv.lock)',
+            },
+          );
+        const lock = join(ctx.cwd, 'uv.lock');
+        if (existsSync(lock)) assertUvLockRegistryOnly(readFileSync(lock, 'utf8'));
+        const python = ctx.pathOf('python3');
+        if (!python)
+          throw new ToolError(
+            'TOOLYARD_COMMAND_UNAVAILABLE',
+            'uv_sync_fetch needs python3 (the interpreter of its throwaway environment) and none was found at start.',
+          );
+        return {
+          command: 'uv',
+          args: [
+            'sync',
+            ...(existsSync(lock) ? ['--frozen'] : []),
+            '--no-install-project',
+            '--no-install-workspace',
+            '--no-install-local',
+            '--no-build',
+            '--no-python-downloads',
+            '--keyring-provider',
+            'disabled',
+            '--no-progress',
+            '--color',
+            'never',
+          ],
+          // Variables beat the project's .python-version and configuration; the interpreter is not an argv
+          // operand (the policy confines paths to the workspace), and the environment is the call's own.
+          env: { UV_PYTHON: python },
+          scratchEnv: { UV_PROJECT_ENVIRONMENT: 'uv-fetch-venv' },
+        };
+      },
+      { optionalBinaries: ['uv', 'python3'], fetch: true },
     ),
   ],
 };

@@ -10,6 +10,8 @@ export interface PlanContext {
   readonly roots: WorkspaceRoots;
   /** Binaries found on PATH at start, by name. */
   readonly has: (binary: string) => boolean;
+  /** The absolute path a binary of the tool's resolved to at start, if found. */
+  readonly pathOf: (binary: string) => string | undefined;
   /** The toolchain's declared caches (`caches` in the config). */
   readonly caches: readonly CacheConfig[];
 }
@@ -20,6 +22,11 @@ export interface ExecPlan {
   readonly args: readonly string[];
   /** Extra variables set by the tool itself (trusted, not subject to the caller env policy). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Variables naming a path inside the call's own scratch directory (relative to it), which is removed after the
+   * call: what the tool writes there (uv_sync_fetch's throwaway environment) leaves nothing behind.
+   */
+  readonly scratchEnv?: Readonly<Record<string, string>>;
 }
 
 export interface CommonInput {

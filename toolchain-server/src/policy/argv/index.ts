@@ -14,6 +14,7 @@ import { SEARCH_TOOLS } from './search-tools.ts';
 import { SHELLS } from './shells.ts';
 import { SYSTEM_INFO } from './system-info.ts';
 import { awkTable, TEXT_TOOLS } from './text-tools.ts';
+import { UV_TABLES } from './uv.ts';
 
 export { refusedCommand } from './refused.ts';
 
@@ -28,6 +29,7 @@ const TABLES: Readonly<Record<string, CommandSpec>> = {
   git: GIT,
   ...NODE_TABLES,
   ...PYTHON_TABLES,
+  ...UV_TABLES,
   ...RUST_TABLES,
   ...GO_TABLES,
   ...INFRA_TABLES,

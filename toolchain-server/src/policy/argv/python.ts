@@ -39,8 +39,11 @@ const xOption = matching(
   'an -X option such as dev, utf8 or importtime',
 );
 
-/** A requirement pip may install: name[extras][specifier], or a local path inside the roots. */
-const requirement: ValueSpec = {
+/**
+ * A requirement pip (or uv) may install: name[extras][specifier], or a local path inside the roots. A URL, a VCS
+ * source or a PEP 508 direct reference (`name @ https://…`) fetches code from outside the index.
+ */
+export const requirement: ValueSpec = {
   kind: 'custom',
   describe: 'a requirement such as requests>=2 or a local path in the workspace',
   check(value, inside) {
@@ -50,13 +53,15 @@ const requirement: ValueSpec = {
       )
     )
       return undefined;
-    if (/^[a-z][a-z0-9+.-]*:/i.test(value) && !value.startsWith('file:'))
+    // `name @ target` is a direct reference: the target is read like a requirement of its own.
+    const target = /^[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?\s*@\s*(.*)$/s.exec(value)?.[2] ?? value;
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith('file:'))
       return refusal(
         'package-source',
         `${JSON.stringify(value)} is a VCS or URL source; those run git or fetch code from outside the index.`,
         'requirements from the package index, or local paths in the workspace',
       );
-    return inside(value.replace(/^file:(\/\/)?/, ''))
+    return inside(target.replace(/^file:(\/\/)?/, ''))
       ? undefined
       : refusal('path-outside-roots', `${JSON.stringify(value)} resolves outside the workspace roots.`);
   },
@@ -128,7 +133,7 @@ const pytestPositionals = {
   rest: { kind: 'path', strip: /::.*$/s, describe: 'a test path or node id' } as const,
 };
 
-function pytest(name: string): CommandSpec {
+export function pytest(name: string): CommandSpec {
   return { name, syntax: PY_ARGPARSE, options: PYTEST_OPTIONS, positionals: pytestPositionals };
 }
 
@@ -241,7 +246,7 @@ function pip(name: string): CommandSpec {
   };
 }
 
-function mypy(name: string): CommandSpec {
+export function mypy(name: string): CommandSpec {
   return {
     name,
     syntax: PY_ARGPARSE,
@@ -308,71 +313,149 @@ const venv: CommandSpec = {
   positionals: { rest: path, min: 1 },
 };
 
+/** Settings of `ruff --config KEY = VALUE` whose value is a path ruff reads configuration from or writes to. */
+const RUFF_PATH_SETTINGS = /^(cache-dir|extend)$/;
+
+/**
+ * `ruff --config`: a config file in the workspace, or a TOML `KEY = VALUE` override; an override of a setting
+ * that names a file (`extend`, `cache-dir`) must name one inside the roots, as a plain quoted string.
+ */
 const ruffConfig: ValueSpec = {
   kind: 'custom',
-  describe: 'a config file in the workspace, or key = value',
-  check: (value, inside) =>
-    /^[\w.-]+\s*=/.test(value) || inside(value)
+  describe: 'a config file in the workspace, or KEY = VALUE',
+  check(value, inside) {
+    const setting = /^\s*([\w.-]+)\s*=\s*(.*)$/s.exec(value);
+    if (setting) {
+      if (!RUFF_PATH_SETTINGS.test(setting[1]!)) return undefined;
+      const quoted = /^(['"])([^'"\\$~]*)\1\s*$/.exec(setting[2]!);
+      return quoted && inside(quoted[2]!)
+        ? undefined
+        : refusal(
+            'path-outside-roots',
+            `\`ruff --config ${setting[1]} = …\` names a file ruff reads or writes; it must be a quoted path inside the workspace roots.`,
+            'a path inside the workspace roots, quoted, without ~, $ or escapes',
+          );
+    }
+    return inside(value)
       ? undefined
-      : refusal('path-outside-roots', `${JSON.stringify(value)} resolves outside the workspace roots.`),
+      : refusal('path-outside-roots', `${JSON.stringify(value)} resolves outside the workspace roots.`);
+  },
 };
 
-const ruffCommon: OptionSpec[] = [
+const ruffOutputFormat = choice(
+  'concise',
+  'full',
+  'json',
+  'json-lines',
+  'junit',
+  'grouped',
+  'github',
+  'gitlab',
+  'pylint',
+  'rdjson',
+  'azure',
+  'sarif',
+);
+
+/** ruff's global options, accepted before and after the subcommand. */
+const ruffGlobal: OptionSpec[] = [
   opt('--config', ruffConfig),
   flag('--isolated'),
-  flag('--no-cache'),
-  opt('--cache-dir', path),
-  opt('--line-length', number),
-  opt('--target-version', matching(/^py3\d+$/, 'a version such as py312')),
-  flag('-q', '--quiet'),
+  opt('--color', choice('auto', 'always', 'never')),
   flag('-v', '--verbose'),
+  flag('-q', '--quiet'),
+  flag('-s', '--silent'),
   infoFlag('-h', '--help'),
 ];
 
-function ruff(name: string): CommandSpec {
+/** What `ruff check` and `ruff format` share: files, caches, the target. */
+const ruffFiles: OptionSpec[] = [
+  flag('-n', '--no-cache'),
+  opt('--cache-dir', path),
+  opt('--line-length', number),
+  opt('--target-version', matching(/^py3\d+$/, 'a version such as py312')),
+  flag('--preview'),
+  flag('--no-preview'),
+  opt('--extension', text),
+  opt('--exclude', text),
+  opt('--extend-exclude', text),
+  flag('--respect-gitignore'),
+  flag('--no-respect-gitignore'),
+  flag('--force-exclude'),
+  flag('--no-force-exclude'),
+  flag('--diff'),
+];
+
+export function ruff(name: string): CommandSpec {
   return {
     name,
     syntax: CLAP,
-    options: [infoFlag('-V', '--version'), infoFlag('-h', '--help')],
+    options: [...ruffGlobal, infoFlag('-V', '--version')],
     subcommands: {
       check: {
         name: `${name} check`,
         options: [
-          ...ruffCommon,
+          ...ruffGlobal,
+          ...ruffFiles,
           flag('--fix'),
           flag('--no-fix'),
-          flag('--diff'),
+          flag('--unsafe-fixes'),
+          flag('--no-unsafe-fixes'),
+          flag('--fix-only'),
+          flag('--no-fix-only'),
           flag('--show-fixes'),
+          flag('--no-show-fixes'),
           flag('--statistics'),
-          flag('--exit-zero'),
-          opt(
-            '--output-format',
-            choice(
-              'concise',
-              'full',
-              'json',
-              'json-lines',
-              'junit',
-              'grouped',
-              'github',
-              'gitlab',
-              'pylint',
-              'sarif',
-            ),
-          ),
+          flag('-e', '--exit-zero'),
+          flag('--exit-non-zero-on-fix'),
+          flag('--ignore-noqa'),
+          flag('--add-noqa'),
+          flag('--show-files'),
+          flag('--show-settings'),
+          opt('--output-format', ruffOutputFormat),
+          opt(['-o', '--output-file'], path),
           opt('--select', text),
           opt('--ignore', text),
           opt('--extend-select', text),
+          opt('--extend-ignore', text),
+          opt('--per-file-ignores', text),
+          opt('--extend-per-file-ignores', text),
+          opt('--fixable', text),
+          opt('--unfixable', text),
+          opt('--extend-fixable', text),
         ],
         positionals: { rest: path },
       },
       format: {
         name: `${name} format`,
-        options: [...ruffCommon, flag('--check'), flag('--diff')],
+        options: [
+          ...ruffGlobal,
+          ...ruffFiles,
+          flag('--check'),
+          flag('--exit-non-zero-on-format'),
+          opt('--range', matching(/^[\d:-]+$/, 'a range such as 1:1-10:1')),
+          opt('--output-format', ruffOutputFormat),
+        ],
         positionals: { rest: path },
       },
-      version: { name: `${name} version`, options: [], positionals: {} },
-      rule: { name: `${name} rule`, options: [flag('--all')], positionals: { each: [text] } },
+      version: {
+        name: `${name} version`,
+        options: [...ruffGlobal, opt('--output-format', choice('text', 'json'))],
+        positionals: {},
+      },
+      rule: {
+        name: `${name} rule`,
+        options: [...ruffGlobal, flag('--all'), opt('--output-format', choice('text', 'json'))],
+        positionals: { each: [text] },
+      },
+      config: { name: `${name} config`, options: ruffGlobal, positionals: { each: [text] } },
+      linter: {
+        name: `${name} linter`,
+        options: [...ruffGlobal, opt('--output-format', choice('text', 'json'))],
+        positionals: {},
+      },
+      clean: { name: `${name} clean`, options: ruffGlobal, positionals: {} },
+      help: { name: `${name} help`, options: [], positionals: { rest: text } },
     },
   };
 }
@@ -403,7 +486,7 @@ const pyCompile: CommandSpec = {
 };
 
 /** The modules `python -m` may run. */
-const MODULES: Readonly<Record<string, CommandSpec>> = {
+export const MODULES: Readonly<Record<string, CommandSpec>> = {
   'json.tool': jsonTool,
   py_compile: pyCompile,
   pytest: pytest('python -m pytest'),

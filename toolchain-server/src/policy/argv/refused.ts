@@ -72,10 +72,7 @@ export const REFUSED_COMMANDS: Readonly<Record<string, Refusal>> = {
     ].map((n) => [n, wrapper(n)]),
   ),
   ...Object.fromEntries(
-    ['npx', 'pnpx', 'bunx', 'uvx', 'pipx', 'uv', 'pnpm', 'yarn', 'bun', 'deno', 'corepack'].map((n) => [
-      n,
-      runner(n),
-    ]),
+    ['npx', 'pnpx', 'bunx', 'pipx', 'pnpm', 'yarn', 'bun', 'deno', 'corepack'].map((n) => [n, runner(n)]),
   ),
   ...Object.fromEntries(
     [
@@ -103,6 +100,11 @@ export const REFUSED_COMMANDS: Readonly<Record<string, Refusal>> = {
   ),
   ...Object.fromEntries(
     ['gcc', 'cc', 'g++', 'c++', 'clang', 'clang++', 'cpp', 'ld', 'as'].map((n) => [n, compiler(n)]),
+  ),
+  uvx: refusal(
+    'package-runner',
+    "uvx (uv tool run) fetches and runs packages that are not the project's dependencies.",
+    "the project's own dev dependencies: uv add --dev <tool>, then uv run <tool>; ruff_check and pytest",
   ),
   zip: refusal('runs-command-option', 'zip -TT names a program to test the archive with.', 'tar -czf'),
 };

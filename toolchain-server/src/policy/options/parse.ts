@@ -233,7 +233,7 @@ class Parser {
       given: new Set(),
       positionals: [],
       sawOption: false,
-      subcommandChosen: table.subcommands === undefined,
+      subcommandChosen: table.subcommands === undefined && table.commandOperand === undefined,
       handedOff: false,
       informational: false,
     });
@@ -461,6 +461,19 @@ class Parser {
   private operand(word: string): void {
     const level = this.level;
     const { table } = level;
+    if (!level.subcommandChosen && table.commandOperand) {
+      const target = table.commandOperand(word, level.given);
+      if (!('table' in target)) refuseWith(target, describeAllowed(table, 'options'));
+      level.subcommandChosen = true;
+      level.handedOff = true;
+      // The program's name is passed on as written; a script path is re-read as the target's first operand.
+      if (!target.operand) {
+        this.out.push(word);
+        this.i++;
+      }
+      this.enter(target.table, level.syntax);
+      return;
+    }
     if (!level.subcommandChosen) {
       const name = table.resolveSubcommand?.(word) ?? word;
       const sub = table.subcommands?.[name];

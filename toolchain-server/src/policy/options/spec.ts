@@ -107,6 +107,13 @@ export interface CommandSpec {
   readonly subcommands?: Readonly<Record<string, CommandSpec | Refusal>>;
   /** How the tool turns a written subcommand into one of `subcommands` (aliases, abbreviations). */
   readonly resolveSubcommand?: (word: string) => string | undefined;
+  /**
+   * The first operand names a program the tool runs, and that program's own table reads the rest of argv
+   * (`uv run pytest -x`): its table, and whether the word is the program's name (`pytest`, passed on as written)
+   * or already its first operand (`uv run tests/check.py`: the script table's first positional); or a refusal.
+   * `given` holds the options seen before it (`uv run -m pytest`: a module, not a command).
+   */
+  readonly commandOperand?: (word: string, given: ReadonlySet<string>) => CommandTarget | Refusal;
   /** After `--`, what the remaining words are (default: more positionals of this table). */
   readonly afterDoubleDash?: ValueSpec | Refusal;
   readonly requires?: readonly Requirement[];
@@ -131,6 +138,13 @@ export interface CommandSpec {
     given: ReadonlySet<string>,
     fs: OperandPaths,
   ) => Refusal | undefined;
+}
+
+/** The table a command operand hands the rest of argv to (`commandOperand`). */
+export interface CommandTarget {
+  readonly table: CommandSpec;
+  /** The word is the target's first operand (a script path), not its name. */
+  readonly operand?: boolean;
 }
 
 /** What `checkOperands` may ask of the filesystem; `base` is relative to the working directory. */
