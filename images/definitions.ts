@@ -13,7 +13,12 @@ import {
 } from '../constructs/src/defaults.ts';
 import { TOOLCHAIN_CONFIG_FILE } from '../constructs/src/toolchain-config.ts';
 import { BROKER_BUNDLE_FILE, BROKER_CMD, brokerCommand } from '../toolchain-server/broker/launch.ts';
-import { serverCommand } from '../toolchain-server/src/launch.ts';
+import { SANDBOX_MANAGER_CONFIG_PATH } from '../toolchain-server/sandbox-manager/constants.ts';
+import {
+  SANDBOX_MANAGER_BUNDLE_FILE,
+  sandboxManagerCommand,
+  serverCommand,
+} from '../toolchain-server/src/launch.ts';
 
 /**
  * The architectures of every image: one OCI image index per image, with a manifest for each. Root filesystems for
@@ -64,7 +69,7 @@ export const CMD = ['--config', DEFAULT_CONFIG_PATH] as const;
 
 /** What an image runs from /opt/toolyard: its bundle, entrypoint and default arguments. */
 export interface ImageProgram {
-  readonly name: 'toolchain-server' | 'toolyard-broker';
+  readonly name: 'toolchain-server' | 'toolyard-broker' | 'toolyard-sandbox-manager';
   /** The bundle's path in the repository (`npm run build:server`) and its file name under /opt/toolyard. */
   readonly bundleSource: string;
   readonly bundleFile: string;
@@ -91,6 +96,14 @@ export const PROGRAMS = {
     cmd: BROKER_CMD,
     layerDescription: 'Node runtime + broker bundle',
   },
+  'toolyard-sandbox-manager': {
+    name: 'toolyard-sandbox-manager',
+    bundleSource: `toolchain-server/dist/${SANDBOX_MANAGER_BUNDLE_FILE}`,
+    bundleFile: SANDBOX_MANAGER_BUNDLE_FILE,
+    entrypoint: sandboxManagerCommand(),
+    cmd: ['--config', SANDBOX_MANAGER_CONFIG_PATH],
+    layerDescription: 'Node runtime + sandbox manager bundle',
+  },
 } as const satisfies Record<string, ImageProgram>;
 
 export type ImageName =
@@ -98,7 +111,8 @@ export type ImageName =
   | 'toolchain-node'
   | 'toolchain-go-python'
   | 'toolchain-rust'
-  | 'toolyard-broker';
+  | 'toolyard-broker'
+  | 'toolyard-sandbox-manager';
 
 export interface ImageDefinition {
   readonly name: ImageName;
@@ -195,6 +209,17 @@ export const IMAGES: readonly ImageDefinition[] = [
     env: {},
     versionCommands: [],
     program: 'toolyard-broker',
+  },
+  {
+    name: 'toolyard-sandbox-manager',
+    title: 'toolyard sandbox manager',
+    description:
+      "The toolyard sandbox manager: an agent's sandboxes (warm pools, sessions, lifecycle, quotas) as MCP tools, the only holder of Kubernetes authority over them.",
+    // The API server's CA comes from the ServiceAccount mount: no Debian CA store.
+    packages: [],
+    env: {},
+    versionCommands: [],
+    program: 'toolyard-sandbox-manager',
   },
 ];
 

@@ -12,6 +12,7 @@ import { McpClientConfigMap } from './mcp-client-config-map.ts';
 import { McpGateway } from './mcp-gateway.ts';
 import { AgentNetworkPolicies } from './network-policies.ts';
 import { type AgentPlan, deployedGateways } from './plan.ts';
+import { Sandboxes } from './sandboxes.ts';
 import { ToolchainPod } from './toolchain-pod.ts';
 import { ToolchainSidecar } from './toolchain-sidecar.ts';
 import { type AcknowledgedWarning, agentWarnings } from './warnings.ts';
@@ -57,6 +58,8 @@ export class Agent extends Construct {
   readonly cacheClaims: CacheClaims;
   /** The agent's broker (`spec.broker.enabled`, the default). */
   readonly broker?: Broker;
+  /** The sandbox manager and templates (`spec.sandboxes`). */
+  readonly sandboxes?: Sandboxes;
 
   constructor(scope: Construct, id: string, props: AgentProps) {
     const document: ToolyardAgent = {
@@ -130,6 +133,8 @@ export class Agent extends Construct {
       (gateway) => new McpGateway(this, `gateway-${gateway.name}`, { plan, gateway }),
     );
     if (plan.broker.enabled) this.broker = new Broker(this, 'broker', { plan });
+    if (plan.sandboxes)
+      this.sandboxes = new Sandboxes(this, 'sandboxes', { plan, sandboxes: plan.sandboxes });
     if (plan.network.enabled)
       this.networkPolicies = new AgentNetworkPolicies(this, 'network-policies', { plan });
   }

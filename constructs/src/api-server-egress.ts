@@ -1,6 +1,6 @@
 /**
  * Address blocks of pods other than the broker (issue 32): a pod that holds Kubernetes authority (a gateway with
- * `authority.kubernetes`, or the agent pod with `rbac.preset`) reaches the API server by `networkPolicy.
+ * `authority.kubernetes`, the agent pod with `rbac.preset`, or the sandbox manager of `spec.sandboxes`) reaches the API server by `networkPolicy.
  * apiServerEgress`, which has no default: the renderer cannot know a cluster's control plane, and the old default
  * (`0.0.0.0/0` on 443 and 6443) gave those pods — the agent pod runs model-driven code — every HTTPS host on the
  * internet, the path the broker exists to close. So: unset where it is needed is an error that says how to find
@@ -27,9 +27,16 @@ export function widerThanControlPlane(cidr: string): boolean {
   return bits < (cidr.includes(':') ? CONTROL_PLANE_PREFIX.ipv6 : CONTROL_PLANE_PREFIX.ipv4);
 }
 
-/** Whether some rendered pod reaches the API server: the agent pod with `rbac.preset`, a gateway with authority. */
+/**
+ * Whether some rendered pod reaches the API server: the agent pod with `rbac.preset`, a gateway with authority,
+ * the sandbox manager.
+ */
 export function needsApiServer(plan: AgentPlan): boolean {
-  return plan.rbacPreset !== 'none' || deployedGateways(plan).some((g) => g.kubernetes);
+  return (
+    plan.rbacPreset !== 'none' ||
+    deployedGateways(plan).some((g) => g.kubernetes) ||
+    plan.sandboxes !== undefined
+  );
 }
 
 /** An error when a pod needs the API server and `networkPolicy.apiServerEgress` does not say where it is. */
@@ -40,6 +47,7 @@ export function checkApiServerEgress(plan: AgentPlan): SpecProblem[] {
     ...deployedGateways(plan)
       .filter((g) => g.kubernetes)
       .map((g) => `gateway "${g.name}" (Kubernetes authority)`),
+    ...(plan.sandboxes ? [`the sandbox manager ${plan.sandboxes.objectName} (spec.sandboxes)`] : []),
   ];
   return [
     {

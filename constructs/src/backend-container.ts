@@ -120,7 +120,11 @@ export function backendContainer(
   const scratch = scratchVolumes(backend.name);
   const mcpVolume = `${backend.name}-mcp`;
   // A gateway behind a broker route: the broker holds its token, the backend only its own broker token.
-  const serverTokens = [...plan.toolchains, ...plan.gateways.filter((g) => !g.route)].flatMap((s) =>
+  const serverTokens = [
+    ...plan.toolchains,
+    ...plan.gateways.filter((g) => !g.route),
+    ...(plan.sandboxes ? [plan.sandboxes] : []),
+  ].flatMap((s) =>
     s.auth ? [{ env: s.auth.backendEnv, secretName: s.auth.secret.name, key: s.auth.secret.key }] : [],
   );
   const container: k8s.Container = {

@@ -43,7 +43,7 @@ export function hostPatternProblem(text: string): string | undefined {
   return undefined;
 }
 
-function checkEgress(
+export function checkEgress(
   plan: AgentPlan,
   egress: PlannedNamedEgress,
   base: string,

@@ -5,7 +5,8 @@ import type { BackendType, PlannedBackend } from './plan.ts';
 export interface McpServerEntry {
   readonly name: string;
   readonly url: string;
-  readonly kind: 'toolchain' | 'gateway';
+  /** `sandboxes`: the agent's sandbox manager (`spec.sandboxes`). */
+  readonly kind: 'toolchain' | 'gateway' | 'sandboxes';
   /** Environment variable holding the bearer token, if the server needs one. */
   readonly tokenEnv?: string;
   /** Calls run without an interactive approval (headless runs can call nothing else). */

@@ -29,7 +29,7 @@ export function codexServerTables(servers: readonly McpServerEntry[]): Record<st
     tables[server.name] = {
       url: server.url,
       ...(server.tokenEnv ? { bearer_token_env_var: server.tokenEnv } : {}),
-      ...(server.kind === 'toolchain' ? { required: true } : {}),
+      ...(server.kind !== 'gateway' ? { required: true } : {}),
       startup_timeout_sec: CODEX_STARTUP_TIMEOUT_SECONDS,
       tool_timeout_sec: server.toolTimeoutSeconds,
       default_tools_approval_mode: server.preApproved ? 'approve' : 'prompt',

@@ -14,6 +14,8 @@ import type {
   EgressRule,
   PlannedDeployedGateway,
   PlannedRoute,
+  PlannedSandboxes,
+  PlannedSandboxTemplate,
   PodToolchain,
 } from './plan-types.ts';
 
@@ -31,6 +33,8 @@ export type EgressDestination =
       readonly toolchain: string;
       readonly podLabels: Readonly<Record<string, string>>;
     }
+  /** The sandbox manager (`name`: its object name) or a template's sandbox pods (`name`: the template's). */
+  | { readonly kind: 'sandbox'; readonly name: string; readonly podLabels: Readonly<Record<string, string>> }
   /** The agent's broker, on its proxy port: routes and CONNECT, per caller token. */
   | { readonly kind: 'broker'; readonly broker: string; readonly podLabels: Readonly<Record<string, string>> }
   /** Every public address: `0.0.0.0/0` and `::/0` minus the denied ranges (the broker's own egress). */
@@ -114,6 +118,14 @@ export function agentPodEgress(plan: AgentPlan): PodEgress {
       purpose: `toolchain "${toolchain.name}" (its own pod)`,
       to: { kind: 'toolchain', toolchain: toolchain.pod.objectName, podLabels: toolchain.pod.selector },
       ports: tcp([toolchain.port]),
+      neededBy: backends,
+    });
+  }
+  if (plan.sandboxes) {
+    grants.push({
+      purpose: 'sandbox manager',
+      to: { kind: 'sandbox', name: plan.sandboxes.objectName, podLabels: plan.sandboxes.selector },
+      ports: tcp([plan.sandboxes.port]),
       neededBy: backends,
     });
   }
@@ -269,13 +281,72 @@ export function brokerPodEgress(plan: AgentPlan): PodEgress {
   return { pod: plan.broker.objectName, containers: [container], restricted: plan.network.enabled, grants };
 }
 
-/** Every generated pod's egress: the agent pod, toolchain pods in spec order, deployed gateways, the broker. */
+/**
+ * The sandbox manager's egress: the Kubernetes API server (it is the only holder of authority over the
+ * sandboxes) and each template's sandbox pods on their server port. No DNS: it resolves no names.
+ */
+export function sandboxManagerPodEgress(plan: AgentPlan, sandboxes: PlannedSandboxes): PodEgress {
+  const container = 'sandbox-manager';
+  return {
+    pod: sandboxes.objectName,
+    containers: [container],
+    restricted: plan.network.enabled,
+    grants: [
+      // Unset, validation refuses the spec (api-server-egress.ts): the manager holds Kubernetes authority.
+      ...(plan.network.apiServerEgress
+        ? [cidrGrant('Kubernetes API server', plan.network.apiServerEgress, [container])]
+        : []),
+      ...sandboxes.templates.map((t) => ({
+        purpose: `sandboxes of template "${t.name}"`,
+        to: { kind: 'sandbox' as const, name: t.objectName, podLabels: t.selector },
+        ports: tcp([t.toolchain.port]),
+        neededBy: [container],
+      })),
+    ],
+  };
+}
+
+/**
+ * A template's sandbox pods' egress: nothing at all (not even DNS), or, with egress by name, cluster DNS and the
+ * broker, which allows the template's own list.
+ */
+export function sandboxPodEgress(plan: AgentPlan, template: PlannedSandboxTemplate): PodEgress {
+  const container = 'sandbox';
+  const byName = plan.broker.enabled && template.toolchain.namedEgress.kind !== 'none';
+  return {
+    pod: template.objectName,
+    containers: [container],
+    restricted: plan.network.enabled,
+    grants: byName
+      ? [
+          {
+            purpose: 'cluster DNS',
+            to: { kind: 'dns', ...plan.network.dns },
+            ports: DNS_PORTS,
+            neededBy: [container],
+          },
+          brokerGrant(plan, [container]),
+        ]
+      : [],
+  };
+}
+
+/**
+ * Every generated pod's egress: the agent pod, toolchain pods in spec order, deployed gateways, the broker, the
+ * sandbox manager and each sandbox template's pods.
+ */
 export function allPodEgress(plan: AgentPlan): PodEgress[] {
   return [
     agentPodEgress(plan),
     ...podToolchains(plan).map((t) => toolchainPodEgress(plan, t)),
     ...deployedGateways(plan).map((g) => gatewayPodEgress(plan, g)),
     ...(plan.broker.enabled ? [brokerPodEgress(plan)] : []),
+    ...(plan.sandboxes
+      ? [
+          sandboxManagerPodEgress(plan, plan.sandboxes),
+          ...plan.sandboxes.templates.map((t) => sandboxPodEgress(plan, t)),
+        ]
+      : []),
   ];
 }
 
@@ -318,6 +389,8 @@ export function describeDestination(to: EgressDestination): string {
       return `pods of ${to.toolchain}`;
     case 'broker':
       return `pods of ${to.broker}`;
+    case 'sandbox':
+      return `pods of ${to.name}`;
     case 'internet':
       return to.blocks
         .map((b) => (b.except.length > 0 ? `${b.cidr} except ${b.except.join(', ')}` : b.cidr))

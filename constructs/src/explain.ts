@@ -14,6 +14,8 @@ import {
   describePorts,
   gatewayPodEgress,
   type PodEgress,
+  sandboxManagerPodEgress,
+  sandboxPodEgress,
   toolchainPodEgress,
 } from './effective-egress.ts';
 import { type CacheContainerReport, explainCaches, formatCachesReport } from './explain-caches.ts';
@@ -25,10 +27,12 @@ import {
   sidecarToolchains,
 } from './plan.ts';
 import { type PolicyRule, rulesFor } from './rbac-presets.ts';
+import { SANDBOX_CONTAINER, sandboxUsesBroker } from './sandbox-pod.ts';
+import { SANDBOX_MANAGER_CONTAINER, sandboxManagerRules } from './sandboxes.ts';
 
 export interface ContainerReport {
   readonly name: string;
-  readonly role: 'backend' | 'toolchain' | 'gateway' | 'init' | 'broker';
+  readonly role: 'backend' | 'toolchain' | 'gateway' | 'init' | 'broker' | 'sandboxes';
   readonly image: string;
   readonly listens: string;
   /** Credentials this container can read: Secret references and API tokens. */
@@ -38,8 +42,9 @@ export interface ContainerReport {
 export interface PodReport {
   readonly pod: string;
   /** What the pod is for: the agent's, a toolchain's own (`placement: pod`), a gateway's, or the broker's. */
-  readonly role: 'agent' | 'toolchain' | 'gateway' | 'broker';
-  readonly kind: 'Deployment' | 'StatefulSet';
+  readonly role: 'agent' | 'toolchain' | 'gateway' | 'broker' | 'sandboxes';
+  /** `SandboxTemplate`: agent-sandbox's pods of a sandbox template; `Pod`: those the sandbox manager creates. */
+  readonly kind: 'Deployment' | 'StatefulSet' | 'SandboxTemplate' | 'Pod';
   readonly serviceAccount: string;
   readonly containers: readonly ContainerReport[];
   readonly egress: PodEgress;
@@ -102,6 +107,59 @@ function brokerReport(plan: AgentPlan): BrokerReport | undefined {
     tokensSecret: plan.broker.tokensSecret,
     createTokensCommand: createTokensCommand(plan),
   };
+}
+
+/** The sandbox manager's pod and each template's sandbox pods (`spec.sandboxes`). */
+function sandboxPods(plan: AgentPlan): PodReport[] {
+  const sandboxes = plan.sandboxes;
+  if (!sandboxes) return [];
+  return [
+    {
+      pod: sandboxes.objectName,
+      role: 'sandboxes',
+      kind: 'Deployment',
+      serviceAccount: sandboxes.objectName,
+      containers: [
+        {
+          name: SANDBOX_MANAGER_CONTAINER,
+          role: 'sandboxes',
+          image: sandboxes.image.reference,
+          listens: `pod IP :${sandboxes.port} (${sandboxes.url}: the sandbox tools, behind a bearer token), pod IP :${sandboxes.healthPort} (probes and metrics only)`,
+          credentials: [
+            `ServiceAccount token of "${sandboxes.objectName}" (sandbox-manager: ${sandboxes.provider === 'agent-sandbox' ? 'sandboxclaims, sandboxes' : 'pods, persistentvolumeclaims'})`,
+            `secret ${sandboxes.auth.secret.name}/${sandboxes.auth.secret.key} as file (backends' token)`,
+            `secret ${sandboxes.bootstrapSecret.name}/${sandboxes.bootstrapSecret.key} as file (bootstrap token)`,
+          ],
+        },
+      ],
+      egress: sandboxManagerPodEgress(plan, sandboxes),
+    },
+    ...sandboxes.templates.map(
+      (t): PodReport => ({
+        pod: t.objectName,
+        role: 'sandboxes',
+        kind: sandboxes.provider === 'agent-sandbox' ? 'SandboxTemplate' : 'Pod',
+        serviceAccount: sandboxes.podServiceAccount,
+        containers: [
+          {
+            name: SANDBOX_CONTAINER,
+            role: 'sandboxes',
+            image: t.toolchain.image.reference,
+            listens: `pod IP :${t.toolchain.port} (the sandbox's server, for its manager alone, one token per sandbox), pod IP :${t.toolchain.healthPort} (probes only)`,
+            credentials: [
+              `secret ${sandboxes.bootstrapSecret.name}/${sandboxes.bootstrapSecret.key} as file (read by the server alone, once)`,
+              ...(sandboxUsesBroker(plan, t)
+                ? [
+                    `secret ${plan.broker.tokensSecret}/${t.toolchain.containerName} as file (its broker token)`,
+                  ]
+                : []),
+            ],
+          },
+        ],
+        egress: sandboxPodEgress(plan, t),
+      }),
+    ),
+  ];
 }
 
 export function explainAgent(plan: AgentPlan): ExplainReport {
@@ -228,6 +286,7 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
           },
         ]
       : []),
+    ...sandboxPods(plan),
   ];
   const serviceAccounts: ServiceAccountReport[] = [
     {
@@ -245,6 +304,22 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
     })),
     ...(plan.broker.enabled
       ? [{ serviceAccount: plan.broker.objectName, tokenMountedInto: [], grants: [] }]
+      : []),
+    ...(plan.sandboxes
+      ? [
+          {
+            serviceAccount: plan.sandboxes.objectName,
+            tokenMountedInto: [SANDBOX_MANAGER_CONTAINER],
+            grants: [
+              {
+                namespace: plan.namespace,
+                preset: 'sandbox-manager',
+                rules: sandboxManagerRules(plan.sandboxes.provider),
+              },
+            ],
+          },
+          { serviceAccount: plan.sandboxes.podServiceAccount, tokenMountedInto: [], grants: [] },
+        ]
       : []),
     ...deployedGateways(plan).map((g) => ({
       serviceAccount: g.objectName,

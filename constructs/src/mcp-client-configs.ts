@@ -55,6 +55,19 @@ export function mcpServerEntries(plan: AgentPlan): McpServerEntry[] {
       preApproved: g.preApproved,
       toolTimeoutSeconds: g.toolTimeoutSeconds,
     })),
+    ...(plan.sandboxes
+      ? [
+          {
+            name: plan.sandboxes.serverName,
+            url: plan.sandboxes.url,
+            kind: 'sandboxes' as const,
+            tokenEnv: plan.sandboxes.auth.backendEnv,
+            preApproved: true,
+            // A sandbox_exec runs up to the template's maximum, after a create that may wait for a cold start.
+            toolTimeoutSeconds: plan.sandboxes.maxTimeoutSeconds + CLIENT_TIMEOUT_MARGIN_SECONDS + 120,
+          },
+        ]
+      : []),
   ];
 }
 

@@ -73,6 +73,19 @@ export class AgentNames {
     return this.selector(BROKER_COMPONENT);
   }
 
+  /** Deployment, Service, ServiceAccount, Role, ConfigMap and NetworkPolicy of the sandbox manager. */
+  get sandboxManager(): string {
+    return `${this.agent}-sandboxes`;
+  }
+  /** The ServiceAccount of every sandbox pod (no token, no Role). */
+  get sandboxPods(): string {
+    return `${this.agent}-sandbox`;
+  }
+  /** SandboxTemplate, SandboxWarmPool, server ConfigMap and NetworkPolicy of a sandbox template. */
+  sandboxTemplate(template: string): string {
+    return `${this.agent}-sandbox-${template}`;
+  }
+
   /** Labels that select the agent pod. */
   agentSelector(): Labels {
     return this.selector('agent');

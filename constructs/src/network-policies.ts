@@ -6,6 +6,8 @@ import {
   type EgressGrant,
   gatewayPodEgress,
   type PodEgress,
+  sandboxManagerPodEgress,
+  sandboxPodEgress,
   toolchainPodEgress,
 } from './effective-egress.ts';
 import type { Labels } from './names.ts';
@@ -113,7 +115,8 @@ export class AgentNetworkPolicies extends Construct {
           matchLabels: {
             ...(pod === names.workload
               ? names.agentSelector()
-              : podToolchains(plan).find((t) => t.pod.objectName === pod)!.pod.selector),
+              : (podToolchains(plan).find((t) => t.pod.objectName === pod)?.pod.selector ??
+                plan.sandboxes?.templates.find((t) => t.objectName === pod)?.selector)),
           },
         },
       }));
@@ -139,6 +142,46 @@ export class AgentNetworkPolicies extends Construct {
           ),
         }),
       );
+    }
+    if (plan.sandboxes) {
+      const sandboxes = plan.sandboxes;
+      policies.push(
+        new k8s.KubeNetworkPolicy(this, 'sandbox-manager', {
+          metadata: {
+            name: sandboxes.objectName,
+            namespace: plan.namespace,
+            labels: names.labels(sandboxes.component, plan.labels),
+            ...annotations,
+          },
+          spec: policySpec(
+            sandboxes.selector,
+            fromAgentPod(sandboxes.port),
+            sandboxManagerPodEgress(plan, sandboxes),
+          ),
+        }),
+      );
+      // A sandbox admits its manager alone, on its server's port (probes come from the kubelet).
+      for (const template of sandboxes.templates)
+        policies.push(
+          new k8s.KubeNetworkPolicy(this, `sandbox-${template.name}`, {
+            metadata: {
+              name: template.objectName,
+              namespace: plan.namespace,
+              labels: names.labels(template.component, plan.labels),
+              ...annotations,
+            },
+            spec: policySpec(
+              template.selector,
+              [
+                {
+                  from: [{ podSelector: { matchLabels: { ...sandboxes.selector } } }],
+                  ports: [{ port: k8s.IntOrString.fromNumber(template.toolchain.port), protocol: 'TCP' }],
+                },
+              ],
+              sandboxPodEgress(plan, template),
+            ),
+          }),
+        );
     }
     this.policies = policies;
   }
@@ -178,6 +221,7 @@ function egressRule(grant: EgressGrant): k8s.NetworkPolicyEgressRule {
     case 'gateway':
     case 'toolchain':
     case 'broker':
+    case 'sandbox':
       return { to: [{ podSelector: { matchLabels: { ...grant.to.podLabels } } }], ...withPorts };
     case 'internet':
       return {

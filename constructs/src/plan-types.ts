@@ -27,6 +27,10 @@ export interface EgressRule {
   readonly ports: readonly number[];
 }
 
+import type { PlannedSandboxes } from './sandbox-plan.ts';
+
+export type { PlannedSandboxes, PlannedSandboxTemplate } from './sandbox-plan.ts';
+
 export interface PlannedImage {
   readonly reference: string;
   readonly pullPolicy: 'IfNotPresent' | 'Always' | 'Never';
@@ -370,6 +374,8 @@ export interface AgentPlan {
   readonly imagePullSecrets: readonly string[];
   readonly acknowledgements: readonly PlannedAcknowledgement[];
   readonly broker: PlannedBroker;
+  /** `spec.sandboxes`: the sandbox manager and its templates (docs/sandboxes.md). */
+  readonly sandboxes?: PlannedSandboxes;
 }
 
 export type PodToolchain = PlannedToolchain & { readonly pod: PlannedToolchainPod };

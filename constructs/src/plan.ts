@@ -45,6 +45,7 @@ import type {
   PlannedWorkspaceVolume,
   PodToolchain,
 } from './plan-types.ts';
+import { planSandboxes } from './sandbox-plan.ts';
 
 export { planImage } from './plan-image.ts';
 export type * from './plan-types.ts';
@@ -74,6 +75,7 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
       ? { ...toolchain, codeMode: planCodeMode(codeMode, toolchain, plainToolchains, gateways) }
       : toolchain;
   });
+  const sandboxes = planSandboxes(spec.sandboxes, names, brokerSettings);
   return {
     names,
     name,
@@ -127,8 +129,15 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
     broker: {
       ...brokerSettings,
       routes: brokerRoutes(backends, gateways),
-      callers: planCallers(brokerSettings, backends, toolchains, gateways, names.workload),
+      callers: planCallers(
+        brokerSettings,
+        backends,
+        [...toolchains, ...(sandboxes?.templates.map((t) => t.toolchain) ?? [])],
+        gateways,
+        names.workload,
+      ),
     },
+    ...(sandboxes ? { sandboxes } : {}),
   };
 }
 

@@ -14,6 +14,7 @@ import { checkKubernetesValues } from './kubernetes-checks.ts';
 import { clientConfigEnv, clientConfigProblems, mcpServerEntries } from './mcp-client-configs.ts';
 import { type AgentPlan, podToolchains, sidecarToolchains } from './plan.ts';
 import { NO_REJECTED_ENTRIES, type RejectedEntries } from './rejected-entries.ts';
+import { checkSandboxes } from './sandbox-checks.ts';
 
 const MAX_NAME = 63;
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -45,6 +46,7 @@ export function checkAgentPlan(
       plan,
       plan.toolchains.map((t) => (t.limits as { confinement?: string }).confinement),
     ),
+    ...checkSandboxes(plan),
     ...checkKubernetesValues(plan),
     ...clientConfigProblems(plan),
   ];
@@ -175,7 +177,9 @@ function checkUniqueNames(plan: AgentPlan): SpecProblem[] {
     path:
       i < plan.toolchains.length
         ? `/spec/toolchains/${i}/name`
-        : `/spec/gateways/${i - plan.toolchains.length}/name`,
+        : i < plan.toolchains.length + plan.gateways.length
+          ? `/spec/gateways/${i - plan.toolchains.length}/name`
+          : '/spec/sandboxes',
   }));
   const problems = [
     ...duplicates(

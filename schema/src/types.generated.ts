@@ -178,6 +178,7 @@ export interface AgentSpec {
    */
   acknowledgedWarnings?: WarningAcknowledgement[];
   broker?: BrokerSettings;
+  sandboxes?: Sandboxes;
 }
 /**
  * The shared source tree, mounted into every backend and toolchain container at the same path.
@@ -850,6 +851,230 @@ export interface Resources2 {
   limits?: ResourceList;
 }
 /**
+ * A computer per session of the agent (docs/sandboxes.md): isolated pods running the toolchain server on a workspace of their own, taken from a warm pool, reused for the same session key, stopped when idle and destroyed after a retention period, within per-agent quotas. A sandbox manager (`<agent>-sandboxes`: Deployment, Service, ServiceAccount, Role) is the only holder of Kubernetes authority over them and offers the backends MCP tools (`sandbox_create`, `sandbox_exec`, `sandbox_upload`, `sandbox_download`, `sandbox_list_files`, `sandbox_stop`, `sandbox_resume`, `sandbox_destroy`, `sandbox_list`); the generated client configs list it as the MCP server `sandboxes`.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "Sandboxes".
+ */
+export interface Sandboxes {
+  /**
+   * `agent-sandbox` (kubernetes-sigs/agent-sandbox's SandboxTemplate, SandboxWarmPool and SandboxClaim, API `v1beta1`; its controller and CRDs must be installed): sandboxes come from a warm pool in well under a second. `kubernetes`: the manager creates a Pod and a PersistentVolumeClaim per session itself, on any cluster; every start is cold.
+   */
+  provider?: 'agent-sandbox' | 'kubernetes';
+  /**
+   * Port of the sandbox manager's MCP endpoint, the only port of its Service.
+   */
+  port?: number;
+  /**
+   * Port of the manager's `/healthz`, `/readyz` and `/metrics` listener (probes and scraping; not in its Service).
+   */
+  healthPort?: number;
+  image?: Image2;
+  auth: ToolchainAuth1;
+  bootstrapTokenSecret: SecretKeyRef2;
+  quota?: SandboxQuota;
+  /**
+   * The kinds of sandbox backends may ask for; `sandbox_create` takes the first unless it names one.
+   *
+   * @minItems 1
+   */
+  templates: [SandboxTemplate, ...SandboxTemplate[]];
+}
+/**
+ * A container image, pinned by tag or digest.
+ */
+export interface Image2 {
+  /**
+   * Image repository, including the registry.
+   */
+  repository: string;
+  /**
+   * Image tag.
+   */
+  tag?: string;
+  /**
+   * Image digest; wins over `tag`.
+   */
+  digest?: string;
+  /**
+   * Kubernetes image pull policy.
+   */
+  pullPolicy?: 'IfNotPresent' | 'Always' | 'Never';
+}
+/**
+ * Bearer-token authentication between backends and this toolchain's server, so that no other container of the pod can call it over the shared loopback (a sidecar), or nothing but the backends can call its Service (`placement: pod`, where it is required). The token is mounted read-only into the toolchain container as `/etc/toolyard/auth/token` (mode 0440, group fsGroup), which the server reads at start (`auth.bearerTokenFile`); it is never in the server's environment, where its children could read it. Backends receive it as `TOOLYARD_TOOLCHAIN_<NAME>_TOKEN`, which their client config names. Use one Secret per toolchain: code a toolchain runs can read that toolchain's token file.
+ */
+export interface ToolchainAuth1 {
+  bearerTokenSecret: SecretKeyRef1;
+}
+/**
+ * The Secret key every sandbox pod and the manager mount: it lets the manager bind a sandbox's server to its session once, after the claim (per-claim values never go into the claim's `env`, which would force a cold start). Code run in a sandbox cannot read it (the server keeps it out of every call's confinement); after the bind each sandbox accepts only a token of its own. Use a Secret of its own, never the `auth` one.
+ */
+export interface SecretKeyRef2 {
+  /**
+   * Secret in the agent's namespace.
+   */
+  name: string;
+  /**
+   * Key in the Secret.
+   */
+  key: string;
+}
+/**
+ * Per-agent limits, checked by the manager before every create and resume; a call beyond one is refused with `TOOLYARD_SANDBOX_QUOTA`, the figures and the way out.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "SandboxQuota".
+ */
+export interface SandboxQuota {
+  /**
+   * Sandboxes running (or starting) at once.
+   */
+  maxSandboxes?: number;
+  /**
+   * Sandboxes kept in all, running and stopped (each holds a workspace volume until it is destroyed).
+   */
+  maxSessions?: number;
+  /**
+   * CPU that running sandboxes may hold together, each counted at its template's limit (else request). No limit when omitted.
+   */
+  cpu?: string;
+  /**
+   * Memory that running sandboxes may hold together, counted as `cpu` is. No limit when omitted.
+   */
+  memory?: string;
+}
+/**
+ * One kind of sandbox: an image running the toolchain server (toolyard's images, or any image with the server injected as for toolchains), its tool policy, resources, workspace, network and lifecycle.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "SandboxTemplate".
+ */
+export interface SandboxTemplate {
+  /**
+   * Template name: `<agent>-sandbox-<name>` objects, and what `sandbox_create` takes. At most 20 characters.
+   */
+  name: string;
+  image: Image;
+  /**
+   * Copy the toolchain server into the pod with an init container (any stock image works). `false` for images that already hold it under /opt/toolyard (toolyard's own).
+   */
+  injectServer?: boolean;
+  /**
+   * Port of the sandbox server's MCP endpoint on the sandbox pod's IP (only the manager may reach it).
+   */
+  port?: number;
+  tools?: SandboxTools;
+  limits?: ToolchainLimits;
+  env?: EnvMap2;
+  resources?: Resources3;
+  workspace?: SandboxWorkspace;
+  network?: SandboxNetwork;
+  warmPool?: SandboxWarmPool;
+  /**
+   * A running sandbox without a call for this long is stopped: its pod goes, its workspace stays.
+   */
+  idleTimeoutMinutes?: number;
+  /**
+   * A stopped sandbox is destroyed, with its workspace, this long after it stopped; 0 destroys it when it stops.
+   */
+  retentionHours?: number;
+  files?: SandboxFiles;
+}
+/**
+ * The tool policy of the sandbox's server, as for a toolchain: structured presets, and in `exec` mode the `allowedCommands` that `sandbox_exec` may run (argv, never a shell), each under the argv policy and kernel confinement, with an audit line.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "SandboxTools".
+ */
+export interface SandboxTools {
+  /**
+   * `exec` (default for sandboxes): presets plus `exec_allowed`, which `sandbox_exec` calls. `structured`: preset tools only (sandbox_exec is then refused).
+   */
+  mode?: 'structured' | 'exec';
+  /**
+   * Structured tool sets with typed inputs.
+   */
+  presets?: ('go' | 'python' | 'cargo' | 'node' | 'terraform' | 'helm')[];
+  /**
+   * Binaries `sandbox_exec` may run, resolved when the server starts. Bare names only.
+   */
+  allowedCommands?: string[];
+}
+/**
+ * Fixed environment variables of the sandbox container.
+ */
+export interface EnvMap2 {
+  [k: string]: string | undefined;
+}
+/**
+ * The sandbox container's resources; the quota counts limits (else requests). Default: requests 250m CPU and 512Mi, limits 1 CPU and 1Gi.
+ */
+export interface Resources3 {
+  requests?: ResourceList;
+  limits?: ResourceList;
+}
+/**
+ * Each sandbox's own workspace: a PersistentVolumeClaim created with the sandbox, kept while it is stopped, deleted when it is destroyed.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "SandboxWorkspace".
+ */
+export interface SandboxWorkspace {
+  /**
+   * Size of each sandbox's claim.
+   */
+  storage?: string;
+  /**
+   * StorageClass of the claims (ReadWriteOnce is enough); the cluster default when omitted.
+   */
+  storageClassName?: string;
+  /**
+   * Where the workspace is mounted in the sandbox; the server's workspace root.
+   */
+  mountPath?: string;
+}
+/**
+ * What a sandbox may reach. Its NetworkPolicy (toolyard's own; agent-sandbox's policy management is left off) admits only the agent's sandbox manager, and lets it out to nothing, or to cluster DNS and the broker.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "SandboxNetwork".
+ */
+export interface SandboxNetwork {
+  /**
+   * `none` (default): no egress at all, not even DNS. `{ hosts, ecosystems }`: those names only, through the agent's broker with the template's own broker token (never an address block).
+   */
+  egress?: 'none' | NamedEgress;
+}
+/**
+ * Ready sandboxes kept waiting for a claim (`agent-sandbox` provider): a new session takes one at once and the controller starts a replacement.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "SandboxWarmPool".
+ */
+export interface SandboxWarmPool {
+  /**
+   * Warm sandboxes of this template (0: every start is cold). They count against no quota until claimed, but hold their requests and a workspace claim each.
+   */
+  replicas?: number;
+}
+/**
+ * Limits of `sandbox_upload` and `sandbox_download`.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "SandboxFiles".
+ */
+export interface SandboxFiles {
+  /**
+   * Largest file one upload may write.
+   */
+  maxUploadBytes?: number;
+  /**
+   * Largest file one download may read.
+   */
+  maxDownloadBytes?: number;
+}
+/**
  * A gateway toolyard deploys: Deployment, Service, ServiceAccount and, with `authority.kubernetes`, a preset Role per namespace.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
@@ -875,7 +1100,7 @@ export interface DeployedGateway {
   replicas?: number;
   authority?: GatewayAuthority;
   auth?: GatewayAuth;
-  env?: EnvMap2;
+  env?: EnvMap3;
   /**
    * Environment variables read from Secrets by reference.
    */
@@ -885,7 +1110,7 @@ export interface DeployedGateway {
    * HTTP path for probes on `port`; a TCP probe when omitted.
    */
   healthPath?: string;
-  resources?: Resources3;
+  resources?: Resources4;
   serviceAccountAnnotations?: Annotations2;
   /**
    * Whether backends may call this gateway's tools without an interactive approval (Claude Code permission rule, Codex `default_tools_approval_mode = "approve"`, Gemini CLI `trust`). Set false to withhold it: headless runs then cannot call the gateway at all.
@@ -931,7 +1156,7 @@ export interface GatewayAuth {
 /**
  * Plain environment variables.
  */
-export interface EnvMap2 {
+export interface EnvMap3 {
   [k: string]: string | undefined;
 }
 /**
@@ -957,7 +1182,7 @@ export interface EgressRule3 {
 /**
  * Compute resources of the gateway container.
  */
-export interface Resources3 {
+export interface Resources4 {
   requests?: ResourceList;
   limits?: ResourceList;
 }
@@ -1014,7 +1239,7 @@ export interface EgressRule4 {
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "Resources".
  */
-export interface Resources4 {
+export interface Resources5 {
   requests?: ResourceList;
   limits?: ResourceList;
 }
@@ -1042,7 +1267,7 @@ export interface Annotations3 {
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "EnvMap".
  */
-export interface EnvMap3 {
+export interface EnvMap4 {
   [k: string]: string | undefined;
 }
 /**

@@ -49,6 +49,11 @@ const nodeBuiltins: Plugin = {
       contents: 'export function assertBrokerContract() {}\n',
       loader: 'js',
     }));
+    // And the sandbox manager config's self-check against toolyard-sandbox-manager's schema.
+    b.onLoad({ filter: /[\\/]constructs[\\/]src[\\/]sandbox-manager-contract\.ts$/ }, () => ({
+      contents: 'export function assertSandboxManagerContract() {}\n',
+      loader: 'js',
+    }));
     // cdk8s bundles its own copy of `yaml` (the same 2.x release the renderer uses); one copy is enough.
     b.onResolve({ filter: /^yaml$/ }, async (args) => {
       if (!sameYamlRelease || !/[\\/]node_modules[\\/]cdk8s[\\/]/.test(args.importer)) return undefined;

@@ -57,6 +57,8 @@ export interface PodVolume {
       readonly secret?: KeyedSource;
     }[];
   };
+  /** A claim: the host directory the test gives for it (`claims`), standing in for its volume. */
+  readonly persistentVolumeClaim?: { readonly claimName: string };
 }
 
 export interface VolumeMount {
@@ -131,6 +133,7 @@ export class PodVolumes {
   readonly pod: PodSpec;
   private readonly configMaps: Map<string, Record<string, string>>;
   private readonly secrets: ReadonlyMap<string, Record<string, string>>;
+  private readonly claims: ReadonlyMap<string, string>;
   private readonly paths = new Map<string, string>();
 
   constructor(
@@ -138,11 +141,14 @@ export class PodVolumes {
     pod: PodSpec,
     configMaps: Map<string, Record<string, string>>,
     secrets: ReadonlyMap<string, Record<string, string>> = new Map(),
+    /** Host directories standing in for PersistentVolumeClaims, by claim name (a provisioned volume). */
+    claims: ReadonlyMap<string, string> = new Map(),
   ) {
     this.root = root;
     this.pod = pod;
     this.configMaps = configMaps;
     this.secrets = secrets;
+    this.claims = claims;
     mkdirSync(root, { recursive: true });
     chmodSync(root, 0o755);
   }
@@ -153,6 +159,15 @@ export class PodVolumes {
     if (existing) return existing;
     const volume = (this.pod.volumes ?? []).find((v) => v.name === name);
     if (!volume) throw new Error(`pod has no volume "${name}"`);
+    if (volume.persistentVolumeClaim) {
+      const claimed = this.claims.get(volume.persistentVolumeClaim.claimName);
+      if (!claimed)
+        throw new Error(
+          `volume "${name}": no host directory for claim ${volume.persistentVolumeClaim.claimName}`,
+        );
+      this.paths.set(name, claimed);
+      return claimed;
+    }
     const dir = join(this.root, name);
     const fsGroup = this.pod.securityContext?.fsGroup;
     mkdirSync(dir);

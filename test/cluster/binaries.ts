@@ -14,6 +14,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../../release/src/cache-dir.ts';
 import {
+  AGENT_SANDBOX_MODULE,
+  AGENT_SANDBOX_VERSION,
   COREDNS_VERSION,
   KUBE_ROUTER_VERSION,
   KUBERNETES_COMMANDS,
@@ -24,6 +26,7 @@ import {
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CONTROL_PLANE_MODULE = join(HERE, 'go');
 const KWOK_MODULE = join(HERE, 'kwok');
+const AGENT_SANDBOX_GO_MODULE = join(HERE, 'agent-sandbox');
 const COREDNS_MODULE = join(HERE, 'coredns');
 const KUBE_ROUTER_MODULE = join(HERE, 'kube-router');
 const NODE_TOOLS_MODULE = join(HERE, 'node-tools');
@@ -243,6 +246,77 @@ export function buildClusterBinaries(log: (line: string) => void = () => {}): Cl
     rmSync(staging, { recursive: true, force: true });
   }
   return binariesIn(dir);
+}
+
+/**
+ * agent-sandbox's controller and its CRDs (module `agent-sandbox/`), an entry of its own in the same cache, keyed
+ * by its module's go.mod and go.sum, the Go version and the recipe: the sandbox tests need it, the rest of the
+ * cluster does not, and a bump of one never rebuilds the other.
+ */
+export interface AgentSandboxBinaries {
+  readonly dir: string;
+  readonly controller: string;
+  /** The CRD manifests of the release, as its module ships them (`k8s/crds/*.yaml`). */
+  readonly crds: readonly string[];
+}
+
+const AGENT_SANDBOX_INPUTS = ['agent-sandbox/go.mod', 'agent-sandbox/go.sum'];
+const AGENT_SANDBOX_RECIPE = 'static, trimpath, stripped; CRDs copied from k8s/crds: 1';
+const AGENT_SANDBOX_CRDS = [
+  'agents.x-k8s.io_sandboxes.yaml',
+  'extensions.agents.x-k8s.io_sandboxclaims.yaml',
+  'extensions.agents.x-k8s.io_sandboxtemplates.yaml',
+  'extensions.agents.x-k8s.io_sandboxwarmpools.yaml',
+];
+
+function agentSandboxKey(): string {
+  const hash = createHash('sha256');
+  for (const file of AGENT_SANDBOX_INPUTS)
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(HERE, file)))
+      .update('\0');
+  hash.update(goVersion()).update('\0').update(AGENT_SANDBOX_RECIPE);
+  return `agent-sandbox-${AGENT_SANDBOX_VERSION}-${hash.digest('hex').slice(0, 16)}`;
+}
+
+function agentSandboxIn(dir: string): AgentSandboxBinaries {
+  return {
+    dir,
+    controller: join(dir, 'agent-sandbox-controller'),
+    crds: AGENT_SANDBOX_CRDS.map((file) => join(dir, 'crds', file)),
+  };
+}
+
+/** Builds agent-sandbox's controller and copies its CRDs unless the cache has them; returns where they are. */
+export function buildAgentSandbox(log: (line: string) => void = () => {}): AgentSandboxBinaries {
+  const dir = cacheDir('cluster', agentSandboxKey());
+  if (existsSync(join(dir, '.complete'))) return agentSandboxIn(dir);
+  mkdirSync(dirname(dir), { recursive: true });
+  const staging = mkdtempSync(`${dir}.staging-`);
+  try {
+    const started = Date.now();
+    log(`building agent-sandbox ${AGENT_SANDBOX_VERSION}'s controller (cold: ~5 min on 2 cores)`);
+    goBuild(AGENT_SANDBOX_GO_MODULE, staging, '', [`${AGENT_SANDBOX_MODULE}/cmd/agent-sandbox-controller`]);
+    const moduleDir = execFileSync(goBinary(), ['list', '-m', '-f', '{{.Dir}}', AGENT_SANDBOX_MODULE], {
+      cwd: AGENT_SANDBOX_GO_MODULE,
+      encoding: 'utf8',
+      env: goEnv(),
+    }).trim();
+    mkdirSync(join(staging, 'crds'));
+    for (const file of AGENT_SANDBOX_CRDS)
+      writeFileSync(join(staging, 'crds', file), readFileSync(join(moduleDir, 'k8s', 'crds', file)));
+    writeFileSync(join(staging, '.complete'), `${agentSandboxKey()}\n`);
+    log(`agent-sandbox controller built in ${Math.round((Date.now() - started) / 1000)} s`);
+    try {
+      renameSync(staging, dir);
+    } catch (error) {
+      if (!existsSync(join(dir, '.complete'))) throw error;
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return agentSandboxIn(dir);
 }
 
 /** The built binaries, or an error that says how to build them. */

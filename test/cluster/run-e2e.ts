@@ -10,7 +10,7 @@ import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { admissionSummary } from './admission-summary.ts';
-import { buildClusterBinaries } from './binaries.ts';
+import { buildAgentSandbox, buildClusterBinaries } from './binaries.ts';
 import { startCluster } from './cluster.ts';
 import { builtImages, PUBLIC_NAMES } from './node/toolyard-images.ts';
 
@@ -30,6 +30,7 @@ const files =
 
 const built = Date.now();
 buildClusterBinaries(log);
+buildAgentSandbox(log);
 log(`binaries ready in ${((Date.now() - built) / 1000).toFixed(1)} s`);
 // The real node runs unless TOOLYARD_TEST_NODE=skip (a machine without root, containerd or netfilter); its tests
 // then skip and say so. It imports toolyard's images that `npm run images` built (npm test builds them first).

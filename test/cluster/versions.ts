@@ -10,6 +10,13 @@ export const KUBERNETES_VERSION = 'v1.35.4';
 export const STAGING_VERSION = 'v0.35.4';
 export const ETCD_VERSION = 'v3.6.5';
 export const KWOK_VERSION = 'v0.8.0';
+/**
+ * agent-sandbox (kubernetes-sigs/agent-sandbox), whose controller and CRDs the sandbox tests run: the newest
+ * release the Go module proxy serves (v0.5.6; no 1.x is served). It serves the `v1beta1` API toolyard renders
+ * (its storage version; `v1alpha1` is deprecated there). docs/sandboxes.md.
+ */
+export const AGENT_SANDBOX_VERSION = 'v0.5.6';
+export const AGENT_SANDBOX_MODULE = 'sigs.k8s.io/agent-sandbox';
 /** The commands built from the control plane's module, by import path. */
 export const KUBERNETES_COMMANDS = [
   'k8s.io/kubernetes/cmd/kube-apiserver',

@@ -18,7 +18,8 @@ import {
 import { pinnedNodeVersion } from '../../release/src/node-runtime.ts';
 import { pypiRequirements } from '../../release/src/pypi-tools.ts';
 import { BROKER_CMD, brokerCommand } from '../../toolchain-server/broker/launch.ts';
-import { serverCommand } from '../../toolchain-server/src/launch.ts';
+import { SANDBOX_MANAGER_CONFIG_PATH } from '../../toolchain-server/sandbox-manager/constants.ts';
+import { sandboxManagerCommand, serverCommand } from '../../toolchain-server/src/launch.ts';
 import { REPO_ROOT } from '../support/golden.ts';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
@@ -49,8 +50,8 @@ describe('Dockerfiles', () => {
         last,
         /^COPY --from=node --chown=0:0 --chmod=0755 \/node\/bin\/node \/opt\/toolyard\/bin\/node$/m,
       );
-      const broker = imageProgram(image).name === 'toolyard-broker';
-      const bundle = broker ? 'toolyard-broker.mjs' : 'toolchain-server.mjs';
+      const program = imageProgram(image);
+      const bundle = program.bundleFile;
       assert.ok(
         last.includes(
           `\nCOPY --chown=0:0 --chmod=0644 toolchain-server/dist/${bundle} /opt/toolyard/${bundle}\n`,
@@ -71,8 +72,18 @@ describe('Dockerfiles', () => {
       for (const [name, value] of Object.entries(imageEnv(image)))
         assert.ok(last.includes(`${name}=${JSON.stringify(value)}`), `ENV ${name}`);
       assert.match(last, /^USER 65532:65532$/m);
-      const entrypoint = broker ? brokerCommand() : serverCommand();
-      const cmd = broker ? [...BROKER_CMD] : ['--config', DEFAULT_CONFIG_PATH];
+      const entrypoint =
+        program.name === 'toolyard-broker'
+          ? brokerCommand()
+          : program.name === 'toolyard-sandbox-manager'
+            ? sandboxManagerCommand()
+            : serverCommand();
+      const cmd =
+        program.name === 'toolyard-broker'
+          ? [...BROKER_CMD]
+          : program.name === 'toolyard-sandbox-manager'
+            ? ['--config', SANDBOX_MANAGER_CONFIG_PATH]
+            : ['--config', DEFAULT_CONFIG_PATH];
       assert.ok(last.includes(`ENTRYPOINT ${json(entrypoint)}`), 'the launch command the renderer uses');
       assert.ok(last.includes(`CMD ${json(cmd)}`));
       for (const label of ['title', 'description', 'licenses', 'source', 'version', 'revision'])
@@ -88,6 +99,7 @@ describe('Dockerfiles', () => {
       '*',
       '!toolchain-server/dist/toolchain-server.mjs',
       '!toolchain-server/dist/toolyard-broker.mjs',
+      '!toolchain-server/dist/toolyard-sandbox-manager.mjs',
     ]);
   });
 });

@@ -98,7 +98,7 @@ describe('the npm package in a fresh cdk8s app', { timeout: 1_200_000 }, () => {
       /^lib\/package\.json$/,
       /^lib\/schema\/agent\.schema\.json$/,
       /^lib\/[\w/.-]+\.(js|d\.ts)$/,
-      /^toolchain-server\/dist\/(toolchain-server|toolyard-broker)\.mjs$/,
+      /^toolchain-server\/dist\/(toolchain-server|toolyard-broker|toolyard-sandbox-manager)\.mjs$/,
     ];
     const unexpected = packed.files.filter((file) => !allowed.some((pattern) => pattern.test(file)));
     assert.deepEqual(unexpected, []);

@@ -156,8 +156,13 @@ export class Namespaces {
         if (message === 'listening' && handle) resolve(handle as Server);
         else reject(new Error(`listener in ${role}: ${String(message)}`));
       });
+      // The helper exits right after handing the socket over, and on a loaded machine its exit can be seen before
+      // the message that carries the socket: give that message a moment before calling the exit a failure.
       child.once('exit', (code) =>
-        reject(new Error(`listener in ${role} on ${host}:${port} exited ${code}: ${stderr}`)),
+        setTimeout(
+          () => reject(new Error(`listener in ${role} on ${host}:${port} exited ${code}: ${stderr}`)),
+          code === 0 ? 1000 : 0,
+        ),
       );
     });
   }

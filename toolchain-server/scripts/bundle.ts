@@ -12,6 +12,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 export const BUNDLE_PATH = join(root, 'dist', 'toolchain-server.mjs');
 export const BROKER_BUNDLE_PATH = join(root, 'dist', 'toolyard-broker.mjs');
+export const SANDBOX_MANAGER_BUNDLE_PATH = join(root, 'dist', 'toolyard-sandbox-manager.mjs');
 
 /**
  * What the server never loads, left out of the bundle (each is replaced by a module that throws if it ever
@@ -100,8 +101,20 @@ export function bundleBroker(outfile = BROKER_BUNDLE_PATH): Promise<string> {
   return bundleEntry({ main: './broker/main.ts', program: 'toolyard-broker', plugins: [] }, outfile);
 }
 
+/** The sandbox manager bundle: fastify and the MCP SDK's server, as the toolchain server uses them. */
+export function bundleSandboxManager(outfile = SANDBOX_MANAGER_BUNDLE_PATH): Promise<string> {
+  return bundleEntry(
+    { main: './sandbox-manager/main.ts', program: 'toolyard-sandbox-manager', plugins: [leaveOutUnused] },
+    outfile,
+  );
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  // `bundle.ts [server-out]` builds both bundles (the server's at server-out when given).
-  for (const out of [await bundle(process.argv[2] ?? BUNDLE_PATH), await bundleBroker()])
+  // `bundle.ts [server-out]` builds every bundle (the server's at server-out when given).
+  for (const out of [
+    await bundle(process.argv[2] ?? BUNDLE_PATH),
+    await bundleBroker(),
+    await bundleSandboxManager(),
+  ])
     process.stdout.write(`${out} (${(statSync(out).size / 1024).toFixed(0)} KiB)\n`);
 }

@@ -160,6 +160,24 @@ export const authSchema = z
   .optional();
 
 /**
+ * A sandbox's server (docs/sandboxes.md): no `auth` token of its own. The sandbox manager binds it to one
+ * session after the claim (`POST /sandbox/bind`, authorized once by the bootstrap token read from
+ * `bootstrapTokenFile`, which every call's confinement keeps out of reach) and gives it the token every later
+ * request must carry. It also offers `read_file`, `write_file` and `list_files`, each capped at `maxFileBytes`.
+ */
+export const sandboxSchema = z
+  .object({
+    bootstrapTokenFile: z.string().startsWith('/', 'must be an absolute path'),
+    maxFileBytes: z
+      .number()
+      .int()
+      .min(1)
+      .default(10 * 1024 * 1024),
+  })
+  .strict()
+  .optional();
+
+/**
  * The broker's CONNECT proxy for this toolchain's children (`network.egress` by name). The server reads its
  * broker token from `tokenFile` at start and sets the proxy variables (`HTTPS_PROXY`, `HTTP_PROXY`, their
  * lower-case forms, `NO_PROXY`, and each tool's own proxy setting) in every child's environment; the broker
@@ -309,9 +327,17 @@ export const toolchainServerConfigSchema = z
      * with no network, which calls `servers` through the server. Absent: no `run_code`.
      */
     codeMode: codeModeSchema,
+    /** A sandbox's server, bound to a session by the sandbox manager (docs/sandboxes.md). */
+    sandbox: sandboxSchema,
   })
   .strict()
   .superRefine((c, ctx) => {
+    if (c.sandbox && c.auth)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['auth'],
+        message: 'a sandbox server takes its token from the manager when it is bound: leave auth out',
+      });
     c.codeMode?.servers.forEach((server, i) => {
       const alias = server.name.replace(/-/g, '_');
       const twin = c.codeMode!.servers.findIndex((other) => other.name.replace(/-/g, '_') === alias);
@@ -364,11 +390,18 @@ export const toolchainServerConfigSchema = z
           message: `${name} is a proxy variable: the server sets those from egressProxy alone`,
         });
   })
-  .refine((c) => isLoopbackHost(c.listen.host) || c.auth !== undefined || c.listen.allowUnauthenticated, {
-    message:
-      'a listener beyond loopback needs a bearer token: set auth.bearerTokenFile, or listen.allowUnauthenticated: true to accept unauthenticated calls from whatever can reach it',
-    path: ['listen', 'host'],
-  });
+  .refine(
+    (c) =>
+      isLoopbackHost(c.listen.host) ||
+      c.auth !== undefined ||
+      c.sandbox !== undefined ||
+      c.listen.allowUnauthenticated,
+    {
+      message:
+        'a listener beyond loopback needs a bearer token: set auth.bearerTokenFile (or sandbox, whose manager gives it one), or listen.allowUnauthenticated: true to accept unauthenticated calls from whatever can reach it',
+      path: ['listen', 'host'],
+    },
+  );
 
 /** The config as written (defaults optional). */
 export type ToolchainServerConfigInput = z.input<typeof toolchainServerConfigSchema>;

@@ -85,6 +85,16 @@ export const ERROR_CODES = {
       'run_code cannot run here: the kernel does not confine calls (Landlock), the image lacks the interpreter or toolyard-codebox, or the language is not enabled.',
     decision: 'error',
   },
+  TOOLYARD_FILE_TOO_LARGE: {
+    summary:
+      'A sandbox file transfer (read_file, write_file) is above `sandbox.maxFileBytes`; nothing was read or written.',
+    decision: 'denied',
+  },
+  TOOLYARD_FILE_REFUSED: {
+    summary:
+      'A sandbox file tool was pointed at something that is not a regular file (a directory, a device, a FIFO, a symbolic link to write through).',
+    decision: 'denied',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -20,6 +20,7 @@ import { readTokenFile, TokenSet } from '../kit/token-file.ts';
 import type { ToolchainServerConfig } from './config.ts';
 import { createMcpServer } from './mcp.ts';
 import { createModernHandler, isModernRequest, serveModern } from './modern.ts';
+import { SandboxBinding } from './sandbox-binding.ts';
 import { type Session, SessionRegistry } from './sessions.ts';
 import { Toolchain, type ToolchainOptions } from './toolchain.ts';
 import { SessionTransport } from './transport.ts';
@@ -70,6 +71,10 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   const toolchain = opts.toolchain ?? new Toolchain({ ...opts.toolchainOptions, config, env, log });
   const token = loadBearerToken(config);
   const tokens = token === undefined ? undefined : new TokenSet().add('bearer', token);
+  // A sandbox's server: unbound (every request refused) until the sandbox manager binds it to a session.
+  const binding = config.sandbox
+    ? new SandboxBinding(readTokenFile(config.sandbox.bootstrapTokenFile, '/sandbox/bootstrapTokenFile'))
+    : undefined;
   const hostnames = allowedHostnames(config.listen.host, config.listen.allowedHosts);
   const sessions = new SessionRegistry(
     opts.maxSessions ?? config.limits.maxSessions,
@@ -120,11 +125,14 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
     return true;
   };
 
-  const checkToken = (request: FastifyRequest, reply: FastifyReply): boolean => {
-    if (!tokens) return true;
+  const presentedToken = (request: FastifyRequest): string => {
     const header = request.headers.authorization ?? '';
-    const presented = header.startsWith('Bearer ') ? header.slice(7).trim() : '';
-    if (tokens.matches('bearer', presented)) return true;
+    return header.startsWith('Bearer ') ? header.slice(7).trim() : '';
+  };
+  const checkToken = (request: FastifyRequest, reply: FastifyReply): boolean => {
+    if (!tokens && !binding) return true;
+    const presented = presentedToken(request);
+    if (binding ? binding.authorize(presented) : tokens?.matches('bearer', presented)) return true;
     reply.header('www-authenticate', 'Bearer');
     jsonRpcError(reply, 401, -32001, 'Unauthorized: a valid bearer token is required');
     return false;
@@ -134,8 +142,29 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
     const path = request.url.split('?', 1)[0];
     if (path === '/healthz' || path === '/readyz') return;
     if (!checkHostAndOrigin(request, reply)) return reply;
+    if (binding && path === '/sandbox/bind') return;
     if (!checkToken(request, reply)) return reply;
   });
+
+  if (binding)
+    app.post('/sandbox/bind', async (request, reply) => {
+      const answer = binding.bind(presentedToken(request), request.body);
+      if (answer.status === 200) {
+        log({ event: 'sandbox-bound', session: binding.session ?? null });
+        try {
+          toolchain.prepareSandbox();
+        } catch (error) {
+          log({ event: 'sandbox-outputs-failed', message: (error as Error).message });
+        }
+      } else
+        log({
+          event: 'sandbox-bind-refused',
+          status: answer.status,
+          code: (answer.body.error as { code?: string })?.code ?? null,
+        });
+      if (answer.status === 401) reply.header('www-authenticate', 'Bearer');
+      return reply.code(answer.status).send(answer.body);
+    });
 
   app.setErrorHandler((error: { statusCode?: number; code?: string; message: string }, _request, reply) => {
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')

@@ -21,6 +21,14 @@ export function serverCommand(bundleDir: string = SERVER_BUNDLE_DIR): string[] {
 /** The broker's bundle file, beside the toolchain server's in the same directory (images put both there). */
 export const BROKER_BUNDLE_FILE = 'toolyard-broker.mjs';
 
+/** The sandbox manager's bundle file, in its own image's /opt/toolyard. */
+export const SANDBOX_MANAGER_BUNDLE_FILE = 'toolyard-sandbox-manager.mjs';
+
+/** argv that starts `toolyard-sandbox-manager` from a bundle directory; append `--config <file>`. */
+export function sandboxManagerCommand(bundleDir: string = SERVER_BUNDLE_DIR): string[] {
+  return [`${bundleDir}/bin/node`, ...SERVER_NODE_FLAGS, `${bundleDir}/${SANDBOX_MANAGER_BUNDLE_FILE}`];
+}
+
 /** argv that starts `toolyard-broker` from a bundle directory; append `--config <file>`. */
 export function brokerCommand(bundleDir: string = SERVER_BUNDLE_DIR): string[] {
   return [`${bundleDir}/bin/node`, ...SERVER_NODE_FLAGS, `${bundleDir}/${BROKER_BUNDLE_FILE}`];

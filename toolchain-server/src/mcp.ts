@@ -17,7 +17,7 @@ import { type Toolchain, UnknownToolError } from './toolchain.ts';
 import { SERVER_VERSION } from './version.ts';
 
 /** This server never elicits, so it needs no JSON Schema engine; avoids building one per session. */
-const noElicitationValidator: jsonSchemaValidator = {
+export const noElicitationValidator: jsonSchemaValidator = {
   getValidator<T>(): JsonSchemaValidator<T> {
     return () => ({ valid: false, data: undefined, errorMessage: 'elicitation is not used by this server' });
   },

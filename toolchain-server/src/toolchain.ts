@@ -57,6 +57,7 @@ import { ProcessGroups, type RunRequest, type RunResult, runCommand } from './ru
 import { tailWithinSentBytes } from './sent-size.ts';
 import { describeOutputSchema, describeToolchainInput, type ToolchainDescription } from './tools/describe.ts';
 import { execAllowedTool } from './tools/exec-allowed.ts';
+import { FILE_TOOL_NAMES, type FileToolName, FileTools, fileToolListings } from './tools/file-tools.ts';
 import { PRESET_TOOLS, presetBinaries } from './tools/presets.ts';
 import {
   type CommonInput,
@@ -156,7 +157,9 @@ export class Toolchain {
   private readonly policies: { readonly other: StaticPolicy; readonly fetch: StaticPolicy } | undefined;
   private readonly scratchBase: string | undefined;
   private readonly pinnedFiles: PinnedFiles;
-  private readonly tools = new Map<string, ExecTool | 'describe' | 'run_code'>();
+  private readonly tools = new Map<string, ExecTool | 'describe' | 'run_code' | 'file'>();
+  /** A sandbox's file tools (`sandbox` in the config), run in this process with their paths checked twice. */
+  private readonly fileTools: FileTools | undefined;
   /** Code mode (`codeMode`): `run_code` and the servers its programs may call. */
   readonly codeMode: CodeMode | undefined;
   private readonly allowedByTool = new Map<string, ReadonlySet<string>>();
@@ -300,6 +303,11 @@ export class Toolchain {
         },
       });
     }
+    if (config.sandbox) {
+      this.fileTools = new FileTools(this.roots, config.sandbox.maxFileBytes);
+      for (const name of FILE_TOOL_NAMES) this.tools.set(name, 'file');
+      listed.push(...fileToolListings(config.sandbox.maxFileBytes));
+    }
     this.listedTools = listed;
     this.versions = opts.probeVersions === false ? Promise.resolve({}) : this.probeVersions();
   }
@@ -408,6 +416,11 @@ export class Toolchain {
     };
   }
 
+  /** A sandbox's server, just bound to its session: its workspace gets `outputs/`, where artifacts go. */
+  prepareSandbox(): void {
+    this.fileTools?.ensureOutputs();
+  }
+
   setSessionsGauge(gauge: () => number): void {
     this.sessionsGauge = gauge;
   }
@@ -466,6 +479,12 @@ export class Toolchain {
     try {
       if (this.draining) throw new ToolError('TOOLYARD_SHUTTING_DOWN', 'the server is shutting down.');
       if (entry === 'run_code') return await this.runCode(rawArgs, ctx, audit, started);
+      if (entry === 'file') {
+        const result = (this.fileTools as FileTools).call(name as FileToolName, rawArgs);
+        audit.cwd = result.target;
+        this.finishAudit(audit, started, 'ok');
+        return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured };
+      }
       if (entry === 'describe') {
         const description = await this.describe();
         this.finishAudit(audit, started, 'ok');

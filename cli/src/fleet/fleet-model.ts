@@ -140,8 +140,9 @@ function atoms(grant: EgressGrant, namespace: string, ownPods: ReadonlyMap<strin
     case 'dns':
       return each(inNamespace(to.namespace, to.podLabels), describeDestination(to));
     case 'gateway':
-    case 'toolchain': {
-      const object = to.kind === 'gateway' ? to.gateway : to.toolchain;
+    case 'toolchain':
+    case 'sandbox': {
+      const object = to.kind === 'gateway' ? to.gateway : to.kind === 'toolchain' ? to.toolchain : to.name;
       const peer = inNamespace(namespace, to.podLabels);
       const own = ownPods.get(object);
       return each(peer, `${to.kind} pods ${namespace}/${object}`, own ? `own ${own}` : peer);
@@ -178,9 +179,14 @@ export function fleetAgent(
   for (const t of podToolchains(plan)) ownPods.set(t.pod.objectName, `toolchain ${t.name}`);
   for (const g of deployedGateways(plan)) ownPods.set(g.objectName, `gateway ${g.name}`);
   if (plan.broker.enabled) ownPods.set(plan.broker.objectName, 'broker');
+  if (plan.sandboxes) {
+    ownPods.set(plan.sandboxes.objectName, 'sandbox manager');
+    for (const t of plan.sandboxes.templates) ownPods.set(t.objectName, `sandboxes ${t.name}`);
+  }
   const accounts = new Map<string, string>([[plan.names.serviceAccount, 'agent']]);
   for (const t of podToolchains(plan)) accounts.set(t.pod.objectName, `toolchain ${t.name}`);
   for (const g of deployedGateways(plan)) accounts.set(g.objectName, `gateway ${g.name}`);
+  if (plan.sandboxes) accounts.set(plan.sandboxes.objectName, 'sandbox manager');
 
   const authority: AuthorityGrant[] = explain.serviceAccounts.flatMap((sa) =>
     sa.grants.flatMap((grant) =>

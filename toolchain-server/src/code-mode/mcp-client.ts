@@ -31,12 +31,20 @@ export class McpHttpClient {
   private readonly url: URL;
   private readonly token: string | undefined;
   private readonly agent: HttpAgent | HttpsAgent;
+  private readonly host: string | undefined;
+  private readonly clientName: string;
   private session: Promise<string | undefined> | undefined;
   private nextId = 1;
 
-  constructor(url: string, token?: string) {
+  /**
+   * `options.host`: the Host header to send instead of the URL's (a server reached by its pod IP that accepts
+   * only its configured names); `options.clientName`: the clientInfo name in `initialize`.
+   */
+  constructor(url: string, token?: string, options: { host?: string; clientName?: string } = {}) {
     this.url = new URL(url);
     this.token = token;
+    this.host = options.host;
+    this.clientName = options.clientName ?? 'toolyard-code-mode';
     this.agent =
       this.url.protocol === 'https:'
         ? new HttpsAgent({ keepAlive: true, maxSockets: 16 })
@@ -99,7 +107,7 @@ export class McpHttpClient {
           params: {
             protocolVersion: PROTOCOL_VERSION,
             capabilities: {},
-            clientInfo: { name: 'toolyard-code-mode', version: SERVER_VERSION },
+            clientInfo: { name: this.clientName, version: SERVER_VERSION },
           },
         },
         undefined,
@@ -129,6 +137,7 @@ export class McpHttpClient {
       'content-length': String(payload.length),
     };
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
+    if (this.host !== undefined) headers.host = this.host;
     if (session !== undefined) {
       headers['mcp-session-id'] = session;
       headers['mcp-protocol-version'] = PROTOCOL_VERSION;

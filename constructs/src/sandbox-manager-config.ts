@@ -1,0 +1,70 @@
+/**
+ * The sandbox manager's config, as its ConfigMap carries it (toolchain-server/sandbox-manager/config.ts is the
+ * contract): where its tokens are mounted, the labels of its objects, the quota, and per template the warm pool
+ * (agent-sandbox) or the pod and claim it creates (kubernetes), the lifecycle and what one sandbox counts.
+ */
+import { k8s } from 'cdk8s-plus-28';
+import type { SandboxManagerConfigInput } from '../../toolchain-server/sandbox-manager/config.ts';
+import {
+  SANDBOX_MANAGER_PATHS,
+  SANDBOX_WORKSPACE_VOLUME,
+} from '../../toolchain-server/sandbox-manager/constants.ts';
+import { TOKEN_FILE_NAME } from './defaults.ts';
+import type { AgentPlan } from './plan.ts';
+import { assertSandboxManagerContract } from './sandbox-manager-contract.ts';
+import type { PlannedSandboxes } from './sandbox-plan.ts';
+import { sandboxPodSpec, sandboxWorkspaceClaimSpec } from './sandbox-pod.ts';
+
+export function sandboxManagerConfig(
+  plan: AgentPlan,
+  sandboxes: PlannedSandboxes,
+): SandboxManagerConfigInput {
+  const kubernetes = sandboxes.provider === 'kubernetes';
+  const config: SandboxManagerConfigInput = {
+    agent: plan.name,
+    namespace: plan.namespace,
+    provider: sandboxes.provider,
+    listen: { host: '0.0.0.0', port: sandboxes.port, allowedHosts: [sandboxes.host] },
+    health: { host: '0.0.0.0', port: sandboxes.healthPort },
+    auth: { bearerTokenFile: `${SANDBOX_MANAGER_PATHS.authDir}/${TOKEN_FILE_NAME}` },
+    bootstrapTokenFile: `${SANDBOX_MANAGER_PATHS.bootstrapDir}/${TOKEN_FILE_NAME}`,
+    labels: { ...sandboxes.managedLabels },
+    quota: { ...sandboxes.quota },
+    templates: sandboxes.templates.map((t) => ({
+      name: t.name,
+      ...(kubernetes ? {} : { warmPool: t.objectName }),
+      serverPort: t.toolchain.port,
+      serverHost: t.serverHost,
+      cpuMillis: t.cpuMillis,
+      memoryBytes: t.memoryBytes,
+      idleTimeoutSeconds: t.idleTimeoutSeconds,
+      retentionSeconds: t.retentionSeconds,
+      maxTimeoutSeconds: t.toolchain.limits.maxTimeoutSeconds,
+      maxUploadBytes: t.maxUploadBytes,
+      maxDownloadBytes: t.maxDownloadBytes,
+      ...(kubernetes
+        ? {
+            pod: {
+              metadata: {
+                labels: { ...plan.names.labels(t.component, plan.labels) },
+                annotations: { ...plan.annotations },
+              },
+              spec: k8s.KubePod.manifest({ spec: sandboxPodSpec(plan, sandboxes, t) }).spec as Record<
+                string,
+                unknown
+              >,
+              workspaceClaim: sandboxWorkspaceClaimSpec(t),
+              workspaceClaimVolume: SANDBOX_WORKSPACE_VOLUME,
+            },
+          }
+        : {}),
+    })),
+    defaultTemplate: sandboxes.templates[0]?.name ?? '',
+  };
+  assertSandboxManagerContract(config);
+  return config;
+}
+
+export function sandboxManagerConfigJson(plan: AgentPlan, sandboxes: PlannedSandboxes): string {
+  return `${JSON.stringify(sandboxManagerConfig(plan, sandboxes), null, 2)}\n`;
+}

@@ -1,0 +1,103 @@
+/**
+ * `spec.sandboxes` through the CLI (docs/sandboxes.md): `toolyard explain` shows the sandbox manager's pod with its
+ * ServiceAccount token and its egress (the API server and the sandbox pods, no DNS), and each template's sandbox
+ * pods with no token but the bootstrap one; `toolyard chart` refuses such an agent, naming it and saying what to
+ * do instead (a chart would rename the objects the manager's config names). The control: the same agent without
+ * sandboxes gets its chart.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { stringify } from 'yaml';
+import { main } from '../../cli/src/main.ts';
+import { captureIo } from './capture-io.ts';
+
+const temp = mkdtempSync(join(tmpdir(), 'toolyard-sbx-cli-'));
+after(() => rmSync(temp, { recursive: true, force: true }));
+
+function spec(withSandboxes: boolean): string {
+  return stringify({
+    apiVersion: 'toolyard.dev/v1alpha1',
+    kind: 'Agent',
+    metadata: { name: 'analyst', namespace: 'agents' },
+    spec: {
+      backends: [
+        {
+          name: 'claude',
+          type: 'claude',
+          image: { repository: 'ghcr.io/example/claude', tag: '1' },
+          port: 8080,
+          model: { apiKeySecret: { name: 'claude-key', key: 'api-key' } },
+        },
+      ],
+      ...(withSandboxes
+        ? {
+            networkPolicy: { apiServerEgress: { cidrs: ['10.96.0.1/32'], ports: [443] } },
+            sandboxes: {
+              auth: { bearerTokenSecret: { name: 'analyst-sandboxes-token', key: 'token' } },
+              bootstrapTokenSecret: { name: 'analyst-sandbox-bootstrap', key: 'token' },
+              templates: [
+                {
+                  name: 'python',
+                  image: { repository: 'ghcr.io/toolyard/toolchain-go-python', tag: '0.1.0' },
+                  tools: { allowedCommands: ['python3'] },
+                },
+              ],
+            },
+          }
+        : {}),
+    },
+  });
+}
+
+async function run(...argv: string[]) {
+  const io = captureIo();
+  const code = await main(argv, io);
+  return { code, stdout: io.stdoutText(), stderr: io.stderrText() };
+}
+
+describe('spec.sandboxes through the CLI', () => {
+  const withSandboxes = join(temp, 'with.yaml');
+  const without = join(temp, 'without.yaml');
+  writeFileSync(withSandboxes, spec(true));
+  writeFileSync(without, spec(false));
+
+  it('explain shows the manager with its token and egress, and the sandbox pods without a token', async () => {
+    const result = await run('explain', withSandboxes);
+    assert.equal(result.code, 0, result.stderr);
+    const text = result.stdout;
+    const block = (header: string) => {
+      const start = text.indexOf(header);
+      assert.ok(start >= 0, `explain shows ${header}:\n${text}`);
+      return text.slice(start, text.indexOf('\n\n', start));
+    };
+    const manager = block('Deployment analyst-sandboxes (ServiceAccount analyst-sandboxes)');
+    assert.match(
+      manager,
+      /ServiceAccount token of "analyst-sandboxes" \(sandbox-manager: sandboxclaims, sandboxes\)/,
+    );
+    assert.match(manager, /10\.96\.0\.1\/32 on 443\/TCP — Kubernetes API server/);
+    assert.match(manager, /pods of analyst-sandbox-python on 8800\/TCP/);
+    assert.doesNotMatch(manager, /DNS/, 'the manager resolves no names');
+    const pods = block('SandboxTemplate analyst-sandbox-python (ServiceAccount analyst-sandbox)');
+    assert.match(
+      pods,
+      /credentials: secret analyst-sandbox-bootstrap\/token as file \(read by the server alone, once\)$/m,
+    );
+    assert.match(pods, /none \(not even DNS\)/);
+    assert.match(text, /analyst-sandbox: no token mounted\n\s+can do: nothing in the Kubernetes API/);
+  });
+
+  it('chart refuses an agent with sandboxes, naming it and what to do instead', async () => {
+    const result = await run('chart', withSandboxes, '-o', join(temp, 'charts-with'));
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /analyst: spec\.sandboxes has no chart yet: deploy it with toolyard synth/);
+  });
+
+  it('control: the same agent without sandboxes gets its chart', async () => {
+    const result = await run('chart', without, '-o', join(temp, 'charts-without'));
+    assert.equal(result.code, 0, result.stderr);
+  });
+});

@@ -1,0 +1,498 @@
+/**
+ * The sandbox manager's operations, free of HTTP and MCP: create or reuse a session's sandbox, run a command in
+ * it, move files in and out, stop, resume, destroy, list, and the lifecycle pass (idle stop, destroy after
+ * retention). State is the provider's (objects in the API server); the manager keeps only clients and locks.
+ *
+ * Operations on one session are serialized (two creates for a key make one sandbox); creates and resumes of the
+ * whole agent are serialized too, so the quota check and the start it allows are one step.
+ */
+import type { SandboxManagerConfig, SandboxTemplateConfig } from './config.ts';
+import { SandboxError } from './errors.ts';
+import { KubeError } from './kube-client.ts';
+import type { SandboxProvider } from './provider.ts';
+import { checkQuota, isActive } from './quota.ts';
+import {
+  type SandboxEndpoint,
+  type SandboxRecord,
+  SESSION_KEY_PATTERN,
+  sessionObjectName,
+} from './records.ts';
+import { SandboxLinks } from './sandbox-link.ts';
+
+/** How often a sandbox's last-used time is written to the API server at most (the idle timeout reads it). */
+const TOUCH_INTERVAL_MS = 30_000;
+
+export interface SandboxView {
+  readonly sessionKey: string;
+  readonly sandbox: string;
+  readonly template: string;
+  readonly state: SandboxRecord['state'];
+  readonly createdAt: string;
+  readonly lastUsedAt: string;
+  readonly stoppedAt: string | null;
+  readonly launch: 'warm' | 'cold' | null;
+}
+
+export interface CreateOutcome {
+  readonly sandbox: SandboxView;
+  /** False when the session's sandbox existed already. */
+  readonly created: boolean;
+  /** A stopped sandbox was started again for this call. */
+  readonly resumed: boolean;
+  /** From the call to a bound, ready server. */
+  readonly readyMs: number;
+}
+
+export interface ToolAnswer {
+  readonly isError: boolean;
+  readonly content: readonly { readonly type: 'text'; readonly text: string }[];
+  readonly structuredContent?: Record<string, unknown>;
+}
+
+export interface ManagerClock {
+  now(): number;
+}
+
+class KeyedLock {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(task, task);
+    const tail = result.catch(() => {});
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+}
+
+function kubeFailure(error: unknown): never {
+  if (error instanceof KubeError)
+    throw new SandboxError(
+      'TOOLYARD_SANDBOX_KUBERNETES',
+      `the API server answered ${error.status} ${error.reason}: ${error.message}`,
+      error.status === 403
+        ? "the manager's Role does not allow this: check the rendered Role and RoleBinding"
+        : 'retry; if it persists, check the API server and the agent-sandbox controller',
+    );
+  throw error;
+}
+
+export class SandboxManager {
+  readonly config: SandboxManagerConfig;
+  readonly provider: SandboxProvider;
+  private readonly links: SandboxLinks;
+  private readonly sessionLocks = new KeyedLock();
+  private readonly startLock = new KeyedLock();
+  private readonly lastTouch = new Map<string, number>();
+  private readonly inFlight = new Map<string, number>();
+  private readonly launches = new Map<string, 'warm' | 'cold'>();
+  private readonly clock: ManagerClock;
+  /** Reports how the provider launched a new sandbox, where it can tell (agent-sandbox's label). */
+  private readonly launchType: (name: string) => Promise<'warm' | 'cold' | undefined>;
+
+  constructor(
+    config: SandboxManagerConfig,
+    provider: SandboxProvider,
+    bootstrapToken: string,
+    options: {
+      readonly clock?: ManagerClock;
+      readonly launchType?: (name: string) => Promise<'warm' | 'cold' | undefined>;
+    } = {},
+  ) {
+    this.config = config;
+    this.provider = provider;
+    this.links = new SandboxLinks(bootstrapToken);
+    this.clock = options.clock ?? { now: () => Date.now() };
+    this.launchType = options.launchType ?? (async () => undefined);
+  }
+
+  template(name: string | undefined): SandboxTemplateConfig {
+    const wanted = name ?? this.config.defaultTemplate;
+    const template = this.config.templates.find((t) => t.name === wanted);
+    if (!template)
+      throw new SandboxError(
+        'TOOLYARD_SANDBOX_TEMPLATE_UNKNOWN',
+        `no sandbox template "${wanted}"`,
+        `use one of: ${this.config.templates.map((t) => t.name).join(', ')}`,
+      );
+    return template;
+  }
+
+  private checkSessionKey(sessionKey: string): void {
+    if (!SESSION_KEY_PATTERN.test(sessionKey))
+      throw new SandboxError(
+        'TOOLYARD_SANDBOX_INVALID_ARGUMENTS',
+        'sessionKey must be 1-200 printable ASCII characters without spaces',
+        'use a conversation or user id, e.g. "conv-1234"',
+      );
+  }
+
+  view(record: SandboxRecord): SandboxView {
+    return {
+      sessionKey: record.sessionKey,
+      sandbox: record.name,
+      template: record.template,
+      state: record.state,
+      createdAt: record.createdAt,
+      lastUsedAt: this.lastUsed(record),
+      stoppedAt: record.stoppedAt ?? null,
+      launch: record.launch ?? this.launches.get(record.name) ?? null,
+    };
+  }
+
+  /** The later of the recorded last use and a use this manager has not written yet. */
+  private lastUsed(record: SandboxRecord): string {
+    const recorded = Date.parse(record.lastUsedAt);
+    const local = this.lastTouch.get(record.name) ?? 0;
+    return new Date(Math.max(Number.isNaN(recorded) ? 0 : recorded, local)).toISOString();
+  }
+
+  list(): SandboxView[] {
+    return this.provider
+      .records()
+      .map((r) => this.view(r))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.sandbox.localeCompare(b.sandbox));
+  }
+
+  private existing(sessionKey: string): SandboxRecord | undefined {
+    this.checkSessionKey(sessionKey);
+    return this.provider.record(sessionObjectName(this.config.agent, sessionKey));
+  }
+
+  private required(sessionKey: string): SandboxRecord {
+    const record = this.existing(sessionKey);
+    if (!record)
+      throw new SandboxError(
+        'TOOLYARD_SANDBOX_NOT_FOUND',
+        `no sandbox for session "${sessionKey}"`,
+        'create it with sandbox_create (the same session key always returns the same sandbox)',
+      );
+    return record;
+  }
+
+  private deadline(): number {
+    return this.clock.now() + this.config.readyTimeoutSeconds * 1000;
+  }
+
+  /** Waits for the sandbox to run and binds its server; resumes it first when it was stopped. */
+  private async ensureRunning(record: SandboxRecord): Promise<{ record: SandboxRecord; resumed: boolean }> {
+    const template = this.template(record.template);
+    let resumed = false;
+    if (record.state === 'stopped' || (record.state === 'starting' && record.reason === 'PodMissing')) {
+      await this.startLock.run('start', async () => {
+        const others = this.provider.records().filter((r) => r.name !== record.name);
+        checkQuota(this.config, others, template, 'resume');
+        await this.provider.resume(record.name, new Date(this.clock.now())).catch(kubeFailure);
+      });
+      resumed = record.state === 'stopped';
+    }
+    const running = await this.waitRunning(record.name);
+    return { record: running, resumed };
+  }
+
+  private async waitRunning(name: string): Promise<SandboxRecord> {
+    try {
+      return await this.provider.waitRunning(name, this.config.readyTimeoutSeconds * 1000);
+    } catch (error) {
+      throw new SandboxError(
+        'TOOLYARD_SANDBOX_NOT_READY',
+        (error as Error).message,
+        'retry later; sandbox_list shows its state, and the cluster events of its claim or pod say why',
+      );
+    }
+  }
+
+  private async connect(record: SandboxRecord) {
+    const endpoint = record.endpoint as SandboxEndpoint;
+    const template = this.template(record.template);
+    try {
+      return await this.links.client({ record, endpoint, template }, this.deadline());
+    } catch (error) {
+      if (error instanceof SandboxError && error.code === 'TOOLYARD_SANDBOX_BIND_FAILED')
+        await this.provider.destroy(record.name).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Create, or reuse the session's sandbox (resuming it if stopped); returns once its server is bound. */
+  /** Runs `task` with the session's sandbox counted as busy: the lifecycle pass never stops a busy sandbox. */
+  private async busy<T>(sessionKey: string, task: () => Promise<T>): Promise<T> {
+    const name = sessionObjectName(this.config.agent, sessionKey);
+    this.inFlight.set(name, (this.inFlight.get(name) ?? 0) + 1);
+    try {
+      return await task();
+    } finally {
+      const left = (this.inFlight.get(name) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(name, left);
+      else this.inFlight.delete(name);
+      this.markUsed(name);
+    }
+  }
+
+  create(sessionKey: string, templateName: string | undefined): Promise<CreateOutcome> {
+    this.checkSessionKey(sessionKey);
+    const started = this.clock.now();
+    return this.busy(sessionKey, () =>
+      this.sessionLocks.run(sessionKey, async () => {
+        const template = this.template(templateName);
+        const name = sessionObjectName(this.config.agent, sessionKey);
+        let record = this.provider.record(name);
+        let created = false;
+        if (record && templateName !== undefined && record.template !== template.name)
+          throw new SandboxError(
+            'TOOLYARD_SANDBOX_TEMPLATE_MISMATCH',
+            `session "${sessionKey}" has a sandbox of template "${record.template}", not "${template.name}"`,
+            'destroy it first (sandbox_destroy), or use another session key',
+          );
+        if (!record) {
+          await this.startLock.run('start', async () => {
+            checkQuota(this.config, this.provider.records(), template, 'create');
+            await this.provider.create(name, sessionKey, template).catch(kubeFailure);
+          });
+          created = true;
+          record = this.provider.record(name) as SandboxRecord;
+        }
+        const { record: running, resumed } = await this.ensureRunning(record);
+        await this.connect(running);
+        const readyMs = this.clock.now() - started;
+        this.markUsed(running.name);
+        if (created) {
+          const launch = running.launch ?? (await this.launchType(running.name));
+          if (launch) this.launches.set(running.name, launch);
+        }
+        return { sandbox: this.view(this.provider.record(name) ?? running), created, resumed, readyMs };
+      }),
+    );
+  }
+
+  /** Runs `task` against the session's running, bound sandbox (resumed if it was stopped). */
+  private async withSandbox<T>(
+    sessionKey: string,
+    task: (
+      call: (tool: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<ToolAnswer>,
+      record: SandboxRecord,
+      template: SandboxTemplateConfig,
+    ) => Promise<T>,
+  ): Promise<T> {
+    return this.busy(sessionKey, async () => {
+      const record = await this.sessionLocks.run(
+        sessionKey,
+        async () => (await this.ensureRunning(this.required(sessionKey))).record,
+      );
+      const client = await this.connect(record);
+      const template = this.template(record.template);
+      return task(
+        async (tool, args, signal) => {
+          try {
+            const answer = (await client.callTool(tool, args, signal)) as ToolAnswer;
+            return { ...answer, isError: answer.isError === true };
+          } catch (error) {
+            throw new SandboxError(
+              'TOOLYARD_SANDBOX_UNREACHABLE',
+              `sandbox ${record.name}: ${(error as Error).message}`,
+              'retry; sandbox_list shows whether it still runs',
+            );
+          }
+        },
+        record,
+        template,
+      );
+    });
+  }
+
+  exec(
+    sessionKey: string,
+    input: {
+      command: readonly string[];
+      cwd?: string;
+      timeoutSeconds?: number;
+      env?: Record<string, string>;
+    },
+  ): Promise<ToolAnswer> {
+    return this.withSandbox(sessionKey, async (call, _record, template) => {
+      const timeout = input.timeoutSeconds ?? Math.min(300, template.maxTimeoutSeconds);
+      if (timeout > template.maxTimeoutSeconds)
+        throw new SandboxError(
+          'TOOLYARD_SANDBOX_TIMEOUT_EXCEEDS_MAX',
+          `timeoutSeconds ${timeout} is above the template's maximum`,
+          `at most ${template.maxTimeoutSeconds} seconds`,
+        );
+      return call(
+        'exec_allowed',
+        {
+          command: [...input.command],
+          timeoutSeconds: timeout,
+          ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
+          ...(input.env !== undefined ? { env: input.env } : {}),
+        },
+        AbortSignal.timeout((timeout + 30) * 1000),
+      );
+    });
+  }
+
+  upload(sessionKey: string, path: string, content: Buffer): Promise<ToolAnswer> {
+    const checked = checkWorkspacePath(path);
+    return this.withSandbox(sessionKey, async (call, _record, template) => {
+      if (content.length > template.maxUploadBytes)
+        throw new SandboxError(
+          'TOOLYARD_SANDBOX_FILE_TOO_LARGE',
+          `the upload is ${content.length} bytes, above the ${template.maxUploadBytes}-byte limit of template "${template.name}"`,
+          'split the file, or upload an archive in parts',
+        );
+      return call('write_file', { path: checked, contentBase64: content.toString('base64') });
+    });
+  }
+
+  download(sessionKey: string, path: string): Promise<ToolAnswer> {
+    const checked = checkWorkspacePath(path);
+    return this.withSandbox(sessionKey, async (call, _record, template) => {
+      const answer = await call('read_file', { path: checked });
+      const size = Number(answer.structuredContent?.size ?? 0);
+      if (!answer.isError && size > template.maxDownloadBytes)
+        throw new SandboxError(
+          'TOOLYARD_SANDBOX_FILE_TOO_LARGE',
+          `${checked} is ${size} bytes, above the ${template.maxDownloadBytes}-byte download limit of template "${template.name}"`,
+          'compress or split it in the sandbox first (sandbox_exec), then download the parts',
+        );
+      return answer;
+    });
+  }
+
+  listFiles(sessionKey: string, path: string | undefined, depth: number | undefined): Promise<ToolAnswer> {
+    const checked = path === undefined ? undefined : checkWorkspacePath(path);
+    return this.withSandbox(sessionKey, (call) =>
+      call('list_files', {
+        ...(checked !== undefined ? { path: checked } : {}),
+        ...(depth ? { depth } : {}),
+      }),
+    );
+  }
+
+  stop(sessionKey: string): Promise<SandboxView> {
+    this.checkSessionKey(sessionKey);
+    return this.sessionLocks.run(sessionKey, async () => {
+      const record = this.required(sessionKey);
+      if (record.state !== 'stopped') await this.stopRecord(record);
+      return this.view(this.provider.record(record.name) ?? record);
+    });
+  }
+
+  private async stopRecord(record: SandboxRecord): Promise<void> {
+    await this.provider.suspend(record.name, new Date(this.clock.now())).catch(kubeFailure);
+    this.links.retain(
+      new Set(
+        this.provider
+          .records()
+          .flatMap((r) => (r.endpoint && r.name !== record.name ? [r.endpoint.instance] : [])),
+      ),
+    );
+  }
+
+  resume(sessionKey: string): Promise<CreateOutcome> {
+    this.checkSessionKey(sessionKey);
+    const started = this.clock.now();
+    return this.busy(sessionKey, () =>
+      this.sessionLocks.run(sessionKey, async () => {
+        const { record, resumed } = await this.ensureRunning(this.required(sessionKey));
+        await this.connect(record);
+        return { sandbox: this.view(record), created: false, resumed, readyMs: this.clock.now() - started };
+      }),
+    );
+  }
+
+  destroy(sessionKey: string): Promise<SandboxView> {
+    this.checkSessionKey(sessionKey);
+    return this.sessionLocks.run(sessionKey, async () => {
+      const record = this.required(sessionKey);
+      await this.provider.destroy(record.name).catch(kubeFailure);
+      this.forget(record.name);
+      return this.view(record);
+    });
+  }
+
+  private forget(name: string): void {
+    this.lastTouch.delete(name);
+    this.launches.delete(name);
+    this.links.retain(
+      new Set(
+        this.provider.records().flatMap((r) => (r.endpoint && r.name !== name ? [r.endpoint.instance] : [])),
+      ),
+    );
+  }
+
+  private markUsed(name: string): void {
+    const now = this.clock.now();
+    const last = this.lastTouch.get(name) ?? 0;
+    this.lastTouch.set(name, now);
+    if (now - last < TOUCH_INTERVAL_MS) return;
+    void this.provider.touch(name, new Date(now)).catch(() => {});
+  }
+
+  /**
+   * One lifecycle pass: stops running sandboxes idle past their template's timeout (never one with a call in
+   * flight) and destroys stopped or failed ones past their retention. Returns what it did.
+   */
+  async lifecycle(): Promise<{ stopped: string[]; destroyed: string[] }> {
+    const now = this.clock.now();
+    const stopped: string[] = [];
+    const destroyed: string[] = [];
+    for (const record of this.provider.records()) {
+      const template = this.config.templates.find((t) => t.name === record.template);
+      if (!template) continue;
+      if (record.state === 'running' && (this.inFlight.get(record.name) ?? 0) === 0) {
+        const idleMs = now - Date.parse(this.lastUsed(record));
+        if (idleMs >= template.idleTimeoutSeconds * 1000) {
+          await this.sessionLocks.run(record.sessionKey, async () => {
+            const current = this.provider.record(record.name);
+            if (current?.state === 'running' && (this.inFlight.get(record.name) ?? 0) === 0) {
+              await this.stopRecord(current);
+              stopped.push(record.name);
+            }
+          });
+          continue;
+        }
+      }
+      if (record.state === 'stopped' || record.state === 'failed') {
+        const since = Date.parse(record.stoppedAt ?? record.lastUsedAt);
+        if (now - since >= template.retentionSeconds * 1000) {
+          await this.sessionLocks.run(record.sessionKey, async () => {
+            const current = this.provider.record(record.name);
+            if (current && !isActive(current) && (this.inFlight.get(record.name) ?? 0) === 0) {
+              await this.provider.destroy(record.name);
+              this.forget(record.name);
+              destroyed.push(record.name);
+            }
+          });
+        }
+      }
+    }
+    return { stopped, destroyed };
+  }
+
+  close(): void {
+    this.links.closeAll();
+    this.provider.stop();
+  }
+}
+
+/**
+ * A workspace path as callers give it: relative to the workspace root, without `..` segments, NUL bytes or a
+ * leading `/`. The sandbox's server resolves it again, symbolic links included.
+ */
+export function checkWorkspacePath(path: string): string {
+  const refuse = (why: string): never => {
+    throw new SandboxError(
+      'TOOLYARD_SANDBOX_PATH_REFUSED',
+      `path ${JSON.stringify(path)} ${why}`,
+      'give a path relative to the workspace root, e.g. "data/input.csv" or "outputs/report.md"',
+    );
+  };
+  if (path.length === 0 || path.length > 4096) refuse('is empty or longer than 4096 characters');
+  if (path.includes('\0')) refuse('holds a NUL byte');
+  if (path.startsWith('/')) refuse('is absolute');
+  if (path.split('/').some((part) => part === '..')) refuse('leaves the workspace (..)');
+  return path;
+}
