@@ -26,12 +26,20 @@ export function subjectUid(uid = POD_UID): number {
   return SWITCHES_UID ? uid : (process.getuid?.() ?? uid);
 }
 
-/** Gives `path` and everything below it to the pod's uid (a no-op off root); symlinks themselves, not targets. */
+/**
+ * Gives `path` and everything below it to the pod's uid (a no-op off root); symlinks themselves, not targets.
+ * Entries that vanish during the walk are skipped: a tree may be in use by a call running at the same time (git's
+ * temporary object directories come and go).
+ */
 export function chownForPod(path: string, uid = POD_UID): void {
   if (!SWITCHES_UID) return;
   const walk = (p: string) => {
-    if (lstatSync(p).isDirectory()) for (const entry of readdirSync(p)) walk(join(p, entry));
-    lchownSync(p, uid, uid);
+    try {
+      if (lstatSync(p).isDirectory()) for (const entry of readdirSync(p)) walk(join(p, entry));
+      lchownSync(p, uid, uid);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
   };
   walk(path);
 }
