@@ -198,7 +198,10 @@ describe('Broker', () => {
         },
       ],
     });
-    assert.ok(DEFAULT_DENIED_CIDRS.includes('::ffff:0:0/96'), 'the broker itself still refuses IPv4-mapped answers');
+    assert.ok(
+      DEFAULT_DENIED_CIDRS.includes('::ffff:0:0/96'),
+      'the broker itself still refuses IPv4-mapped answers',
+    );
   });
 
   it('the agent pod reaches DNS and the broker, nothing else', () => {

@@ -91,7 +91,7 @@ class RecordingSpan implements Span {
   }
 
   fail(message: string): this {
-    this.error = { message };
+    if (!this.ended) this.error = { message };
     return this;
   }
 

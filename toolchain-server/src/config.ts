@@ -5,6 +5,7 @@
  * Kept free of Node APIs so the renderer can bundle it for the browser.
  */
 import { z } from 'zod';
+import { telemetrySchema } from '../kit/telemetry-config.ts';
 import { DEFAULT_PASSTHROUGH, neverCallerEnvReason } from './policy/env-names.ts';
 
 /** Presets of structured tools, each a typed wrapper around one toolchain's binaries. */
@@ -80,6 +81,11 @@ export const healthListenSchema = z
   .object({
     host: z.string().min(1).default('0.0.0.0'),
     port: port,
+    /**
+     * Also serve `/metrics` here, for Prometheus to scrape (the MCP listener's `/metrics` is on loopback behind
+     * the bearer token). The metrics name tools, outcomes and rules, never an argument or a token.
+     */
+    metrics: z.boolean().default(false),
   })
   .strict();
 
@@ -309,6 +315,12 @@ export const toolchainServerConfigSchema = z
      * with no network, which calls `servers` through the server. Absent: no `run_code`.
      */
     codeMode: codeModeSchema,
+    /**
+     * Traces (docs/observability.md): a span per tool call, a child span per process, each proxied code-mode call
+     * a client span; sent as OTLP/HTTP JSON to `telemetry.endpoint`. Absent: no spans (trace context from a
+     * request still reaches the command as `TRACEPARENT`).
+     */
+    telemetry: telemetrySchema,
   })
   .strict()
   .superRefine((c, ctx) => {

@@ -164,6 +164,7 @@ export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
   const secrets = [
     config.auth?.bearerTokenFile,
     config.egressProxy?.tokenFile,
+    config.telemetry?.tokenFile,
     ...(config.codeMode?.servers.map((s) => s.tokenFile) ?? []),
   ].filter((p): p is string => p !== undefined);
   const deniedRaw = [
@@ -215,6 +216,7 @@ export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
         ? [['auth.bearerTokenFile', config.auth.bearerTokenFile] as const]
         : []),
       ...(config.egressProxy ? [['egressProxy.tokenFile', config.egressProxy.tokenFile] as const] : []),
+      ...(config.telemetry?.tokenFile ? [['telemetry.tokenFile', config.telemetry.tokenFile] as const] : []),
       ...(config.codeMode?.servers ?? []).flatMap((s, i) =>
         s.tokenFile ? [[`codeMode.servers[${i}].tokenFile`, s.tokenFile] as const] : [],
       ),
