@@ -51,6 +51,15 @@ export function brokerConfig(plan: AgentPlan): BrokerConfigInput {
       openPorts: [...caller.openPorts],
     })),
     deniedCidrs: [...broker.deniedCidrs],
+    ...(plan.observability.route && plan.observability.signals.traces
+      ? {
+          telemetry: {
+            route: plan.observability.route.name,
+            sampleRatio: plan.observability.sampleRatio,
+            resource: { ...plan.observability.resource, 'k8s.deployment.name': broker.objectName },
+          },
+        }
+      : {}),
   };
 }
 

@@ -166,6 +166,7 @@ function egressRule(grant: EgressGrant): k8s.NetworkPolicyEgressRule {
   const withPorts = ports.length > 0 ? { ports } : {};
   switch (grant.to.kind) {
     case 'dns':
+    case 'collector':
       return {
         to: [
           {

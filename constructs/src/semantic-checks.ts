@@ -10,6 +10,7 @@ import { checkCaches } from './cache-checks.ts';
 import { checkCodeMode } from './code-mode-checks.ts';
 import { BROKER_TOKEN_DIR, CLIENT_CONFIG_PATHS, PATHS } from './defaults.ts';
 import { clientConfigEnv, clientConfigProblems, mcpServerEntries } from './mcp-client-configs.ts';
+import { checkObservability } from './observability-checks.ts';
 import { type AgentPlan, podToolchains, sidecarToolchains } from './plan.ts';
 
 const MAX_NAME = 63;
@@ -30,6 +31,7 @@ export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
     ...checkAcknowledgements(plan),
     ...checkBroker(plan),
     ...checkCaches(plan),
+    ...checkObservability(plan),
     ...checkCodeMode(
       plan,
       plan.toolchains.map((t) => (t.limits as { confinement?: string }).confinement),

@@ -154,6 +154,7 @@ export interface AgentSpec {
    */
   acknowledgedWarnings?: WarningAcknowledgement[];
   broker?: BrokerSettings;
+  observability?: ObservabilitySettings;
 }
 /**
  * The shared source tree, mounted into every backend and toolchain container at the same path.
@@ -820,6 +821,137 @@ export interface Resources2 {
   limits?: ResourceList;
 }
 /**
+ * Traces, metrics and logs of the agent (docs/observability.md): every toolyard component (toolchain servers, code mode, the broker) emits OpenTelemetry spans with W3C trace context, and the agent CLIs' own OTLP exporters are configured toward the same endpoint, so one trace store holds the model turn and the tool calls. Everything is sent to the broker's `otlp` route, which forwards it to `endpoint` (an in-cluster collector or an external OTLP/HTTP service, whose credential only the broker holds); the broker is required. Metrics are Prometheus scrapes of each component's `/metrics` (a per-agent metrics Service, annotated or with a ServiceMonitor) and a Grafana dashboard per chart. Off by default.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "Observability".
+ */
+export interface ObservabilitySettings {
+  /**
+   * Emit traces and expose metrics. Needs `endpoint` and the broker.
+   */
+  enabled?: boolean;
+  endpoint?: OtlpEndpoint;
+  /**
+   * The OTLP/HTTP encoding the agent CLIs export with (gRPC does not cross the broker's HTTP/1.1 routes). toolyard's own servers always send `http/json`.
+   */
+  protocol?: 'http/protobuf' | 'http/json';
+  sampling?: ObservabilitySampling;
+  resourceAttributes?: StringMap8;
+  /**
+   * Keys of `metadata.labels` copied as resource attributes (`team`, `cost-center`), so traces and CLI metrics can be split by team.
+   */
+  teamLabels?: string[];
+  export?: ObservabilitySignals;
+  metrics?: ObservabilityMetrics;
+}
+/**
+ * Where telemetry goes: an OTLP/HTTP base URL (signals are posted to `<url>/v1/traces`, `/v1/metrics`, `/v1/logs`). Every emitter sends to the broker's `otlp` route, and the broker forwards there: an in-cluster collector (a `.svc` URL, reached through the broker's NetworkPolicy) or an external service over HTTPS (on one of `broker.egressPorts`).
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "OtlpEndpoint".
+ */
+export interface OtlpEndpoint {
+  /**
+   * The collector's OTLP/HTTP base URL: `http://<service>.<namespace>.svc:<port>` in the cluster, `https://…` outside it.
+   */
+  url: string;
+  collectorPodLabels?: StringMap7;
+  credential?: OtlpCredential;
+}
+/**
+ * In-cluster only: labels of the collector's pods, which the broker's NetworkPolicy lets it reach on the URL's port.
+ */
+export interface StringMap7 {
+  [k: string]: string | undefined;
+}
+/**
+ * A key the collector requires, mounted into the broker alone and set as a header on every export.
+ */
+export interface OtlpCredential {
+  secretKeyRef: SecretKeyRef1;
+  /**
+   * Lower-case header name.
+   */
+  header?: string;
+  /**
+   * Put before the key.
+   */
+  prefix?: string;
+}
+/**
+ * Head sampling of new traces; a caller's sampled flag always wins (parent-based), so every component keeps or drops the same traces.
+ */
+export interface ObservabilitySampling {
+  /**
+   * Share of new traces recorded, 0 to 1.
+   */
+  ratio?: number;
+}
+/**
+ * Extra OpenTelemetry resource attributes on every span and CLI signal, besides `toolyard.agent`, `k8s.namespace.name` and `service.name`, which toolyard sets. Values are visible to anyone who reads the traces: no secrets.
+ */
+export interface StringMap8 {
+  [k: string]: string | undefined;
+}
+/**
+ * What is exported over OTLP. toolyard's servers export traces; the agent CLIs export each signal they support (docs/observability.md has the table). Prometheus metrics are scraped either way.
+ */
+export interface ObservabilitySignals {
+  /**
+   * Spans of every component and of the agent CLIs.
+   */
+  traces?: boolean;
+  /**
+   * The agent CLIs' own OTLP metrics (token counts, sessions).
+   */
+  metrics?: boolean;
+  /**
+   * The agent CLIs' OTLP log events (prompts and tool arguments are never included: toolyard turns their logging off).
+   */
+  logs?: boolean;
+}
+/**
+ * Prometheus scraping of every component's `/metrics` (toolchain servers on their probe port, the broker on its health port) through a headless `<agent>-metrics` Service, and the cost estimate of model tokens.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "ObservabilityMetrics".
+ */
+export interface ObservabilityMetrics {
+  /**
+   * `annotations`: `prometheus.io/scrape` on the metrics Service (Prometheus' endpoints discovery). `serviceMonitor`: a prometheus-operator ServiceMonitor. `none`: neither. A chart switches it with `observability.metrics.scrape`.
+   */
+  scrape?: 'annotations' | 'serviceMonitor' | 'none';
+  /**
+   * Pods allowed to scrape the metrics ports (the NetworkPolicies admit them). Empty: the policies admit no scraper.
+   */
+  scrapeFrom?: PeerSelector[];
+  /**
+   * USD per million tokens per backend, for the broker's `toolyard_broker_cost_usd_total` estimate. Backends without pricing get no cost metric.
+   */
+  pricing?: {
+    [k: string]: ModelPricing | undefined;
+  };
+}
+export interface ModelPricing {
+  /**
+   * Input tokens.
+   */
+  input: number;
+  /**
+   * Output tokens.
+   */
+  output: number;
+  /**
+   * Cached input tokens read (default: input).
+   */
+  cacheRead?: number;
+  /**
+   * Input tokens written to the cache (default: input).
+   */
+  cacheWrite?: number;
+}
+/**
  * A gateway toolyard deploys: Deployment, Service, ServiceAccount and, with `authority.kubernetes`, a preset Role per namespace.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
@@ -845,7 +977,7 @@ export interface DeployedGateway {
   replicas?: number;
   authority?: GatewayAuthority;
   auth?: GatewayAuth;
-  env?: StringMap7;
+  env?: StringMap9;
   /**
    * Environment variables read from Secrets by reference.
    */
@@ -856,7 +988,7 @@ export interface DeployedGateway {
    */
   healthPath?: string;
   resources?: Resources3;
-  serviceAccountAnnotations?: StringMap8;
+  serviceAccountAnnotations?: StringMap10;
   /**
    * Whether backends may call this gateway's tools without an interactive approval (Claude Code permission rule, Codex `default_tools_approval_mode = "approve"`, Gemini CLI `trust`). Set false to withhold it: headless runs then cannot call the gateway at all.
    */
@@ -901,7 +1033,7 @@ export interface GatewayAuth {
 /**
  * Plain environment variables.
  */
-export interface StringMap7 {
+export interface StringMap9 {
   [k: string]: string | undefined;
 }
 /**
@@ -934,7 +1066,7 @@ export interface Resources3 {
 /**
  * Annotations of the gateway ServiceAccount, such as cloud workload identity bindings for the authority it holds.
  */
-export interface StringMap8 {
+export interface StringMap10 {
   [k: string]: string | undefined;
 }
 /**
@@ -992,7 +1124,7 @@ export interface Resources4 {
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "StringMap".
  */
-export interface StringMap9 {
+export interface StringMap11 {
   [k: string]: string | undefined;
 }
 /**

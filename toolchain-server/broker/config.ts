@@ -184,7 +184,7 @@ export const brokerConfigSchema = z
     });
     if (config.telemetry) {
       const route = config.routes.find((r) => r.name === config.telemetry!.route);
-      if (!route || route.kind !== 'telemetry')
+      if (route?.kind !== 'telemetry')
         ctx.addIssue({
           code: 'custom',
           path: ['telemetry', 'route'],
