@@ -52,6 +52,8 @@ export interface ToolchainTelemetry {
   readonly config?: NonNullable<ToolchainServerConfigInput['telemetry']>;
   /** Serve /metrics on the probe port for Prometheus. */
   readonly metrics: boolean;
+  /** Labels on every sample: the agent and the toolchain. */
+  readonly metricsLabels?: Readonly<Record<string, string>>;
 }
 
 export function toolchainTelemetry(plan: AgentPlan, toolchain: PlannedToolchain): ToolchainTelemetry {
@@ -59,6 +61,7 @@ export function toolchainTelemetry(plan: AgentPlan, toolchain: PlannedToolchain)
   if (!o.enabled) return { metrics: false };
   return {
     metrics: true,
+    metricsLabels: { agent: plan.name, toolchain: toolchain.name },
     ...(o.signals.traces
       ? {
           config: {
@@ -120,6 +123,7 @@ export function toolchainServerConfig(
     ...(toolchain.egressPhase === 'fetch' ? { offlineEnv: offlineEnv(toolchain) } : {}),
     ...(toolchain.codeMode ? { codeMode: serverCodeMode(toolchain.codeMode) } : {}),
     ...(telemetry.config ? { telemetry: telemetry.config } : {}),
+    ...(telemetry.metricsLabels ? { metricsLabels: { ...telemetry.metricsLabels } } : {}),
   };
 }
 

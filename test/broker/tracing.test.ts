@@ -81,6 +81,7 @@ describe('broker spans', () => {
             kind: 'model',
             upstream: upstream.origin,
             credential: { header: 'x-api-key' },
+            pricing: { input: 3, output: 15 },
           },
           {
             name: 'otlp',
@@ -99,6 +100,7 @@ describe('broker spans', () => {
           },
         ],
         telemetry: { route: 'otlp', resource: { team: 'platform' } },
+        metricsLabels: { agent: 'reviewer' },
       },
       {
         tokens: { claude: CLAUDE_TOKEN, 'toolchain-node': TOOLCHAIN_TOKEN },
@@ -160,6 +162,25 @@ describe('broker spans', () => {
       receiver.requests.some(
         (r) => r.path === '/collector/v1/traces' && r.authorization === `Bearer ${OTLP_KEY}`,
       ),
+    );
+  });
+
+  it('counts the estimated cost from the usage and the route pricing, every sample labelled with the agent', async () => {
+    const text = await (await fetch(`http://127.0.0.1:${broker.healthPort}/metrics`)).text();
+    // 25 input and 42 output tokens at 3 and 15 USD per million.
+    assert.match(
+      text,
+      /^toolyard_broker_cost_usd_total\{agent="reviewer",caller="claude",route="model-claude"\} 0\.000705$/m,
+    );
+    assert.match(
+      text,
+      /^toolyard_broker_tokens_total\{agent="reviewer",caller="claude",route="model-claude",type="output"\} 42$/m,
+    );
+    assert.ok(
+      text
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .every((l) => l.includes('agent="reviewer"')),
     );
   });
 

@@ -80,6 +80,19 @@ export const routeSchema = z
      * address is in deniedCidrs.
      */
     inCluster: z.boolean().default(false),
+    /**
+     * USD per million tokens of the route's model, for `toolyard_broker_cost_usd_total` (an estimate from the
+     * provider-reported usage). Absent: no cost is counted for the route.
+     */
+    pricing: z
+      .object({
+        input: z.number().min(0),
+        output: z.number().min(0),
+        cacheRead: z.number().min(0).optional(),
+        cacheWrite: z.number().min(0).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -148,6 +161,13 @@ export const brokerConfigSchema = z
       .object({ route: dnsLabel, sampleRatio: sampleRatioSchema, resource: resourceAttributesSchema })
       .strict()
       .optional(),
+    /** Labels on every sample of `/metrics` (`agent`): what a dashboard groups by, whatever the scrape adds. */
+    metricsLabels: z
+      .record(
+        z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name'),
+        z.string().max(128),
+      )
+      .default({}),
     limits: limitsSchema.default({
       maxHeaderBytes: 32 * 1024,
       headersTimeoutMs: 10_000,

@@ -112,7 +112,10 @@ export function buildBroker(config: BrokerConfig, options: BuildBrokerOptions = 
   const ctx: BrokerContext = {
     config,
     log: options.log ?? stdoutSink,
-    metrics: new BrokerMetrics(),
+    metrics: new BrokerMetrics(
+      new Map(config.routes.flatMap((r) => (r.pricing ? [[r.name, r.pricing] as const] : []))),
+      config.metricsLabels,
+    ),
     resolve,
     deniedCidrs,
     hostnames: allowedHostnames(config.listen.host, config.listen.allowedHosts),

@@ -321,6 +321,16 @@ export const toolchainServerConfigSchema = z
      * request still reaches the command as `TRACEPARENT`).
      */
     telemetry: telemetrySchema,
+    /**
+     * Labels on every sample of `/metrics` (`agent`, `toolchain`): what a dashboard groups by, whatever the
+     * scrape discovery adds. Names and values only, never anything a call sent.
+     */
+    metricsLabels: z
+      .record(
+        z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name'),
+        z.string().max(128),
+      )
+      .default({}),
   })
   .strict()
   .superRefine((c, ctx) => {

@@ -199,6 +199,7 @@ export class Toolchain {
       sessions: () => this.sessionsGauge(),
       confinementAbi: () => this.confinement.abi,
     });
+    this.metrics.registry.setConstLabels(config.metricsLabels);
     this.baseEnv = buildBaseEnv(config.env, env);
     this.proxiedEnv = this.baseEnv;
     this.offlineEnv = config.offlineEnv;
