@@ -163,6 +163,42 @@ describe('spec.observability', () => {
     );
   });
 
+  it('renders the metrics Service (annotated, or with a ServiceMonitor) and lets only the scrapers in', () => {
+    const annotated = objectsOf(minimalAgent(spec(on)));
+    const service = find(annotated, 'Service', 'tiny-metrics') as Json;
+    assert.equal(service.metadata.annotations['prometheus.io/scrape'], 'true');
+    assert.deepEqual(service.spec.selector, { 'toolyard.dev/agent': 'tiny' });
+    assert.deepEqual(
+      service.spec.ports.map((p: Json) => `${p.name}:${p.port}->${p.targetPort}`),
+      ['health-9702:9702->health-9702', 'health-9703:9703->health-9703', 'broker-health:9480->health'],
+    );
+    assert.ok(!annotated.some((o) => o.kind === 'ServiceMonitor'));
+    const monitored = objectsOf(
+      minimalAgent(
+        spec({
+          ...on,
+          metrics: {
+            scrape: 'serviceMonitor',
+            scrapeFrom: [{ namespace: 'monitoring', podLabels: { app: 'prometheus' } }],
+          },
+        }),
+      ),
+    );
+    const monitor = find(monitored, 'ServiceMonitor', 'tiny-metrics') as Json;
+    assert.deepEqual(
+      monitor.spec.endpoints.map((e: Json) => e.port),
+      ['health-9702', 'health-9703', 'broker-health'],
+    );
+    assert.equal((find(monitored, 'Service', 'tiny-metrics') as Json).metadata.annotations, undefined);
+    const agentPolicy = find(monitored, 'NetworkPolicy', 'tiny') as Json;
+    const scrape = agentPolicy.spec.ingress.find(
+      (r: Json) => r.from[0].namespaceSelector?.matchLabels['kubernetes.io/metadata.name'] === 'monitoring',
+    );
+    assert.deepEqual(scrape.ports, [{ port: 9702, protocol: 'TCP' }]);
+    // Without scrapeFrom no policy admits a scraper.
+    assert.ok(!JSON.stringify(find(annotated, 'NetworkPolicy', 'tiny-broker')).includes('9480'));
+  });
+
   it('keeps the collector credential in the broker alone', () => {
     const objects = objectsOf(
       minimalAgent(
