@@ -3,18 +3,23 @@
  * CLI reads, all toward the broker's otlp route — so one trace store holds the model turn and the tool calls.
  * The broker token authenticates the export: `OTEL_EXPORTER_OTLP_HEADERS` in the container's environment,
  * built by Kubernetes from `TOOLYARD_BROKER_TOKEN` (`$(VAR)` expansion, never a value in the manifest), which
- * Codex and Gemini CLI's OTLP exporters read; Claude Code gets it from its managed `otelHeadersHelper`.
+ * all three CLIs' OTLP exporters read. The value keeps a plain space (`Bearer <token>`): Claude Code sends the
+ * value as written, without the percent-decoding the OpenTelemetry spec describes, so `Bearer%20…` would reach
+ * the broker as a token it does not know.
  * Prompt, response and tool-argument logging is pinned off in every CLI (a workspace's settings cannot turn it
  * on): spans and log events never carry what the model read or the arguments it passed.
  *
- * Verified against the pinned CLIs (test/otel/cli-traces.e2e.ts):
+ * What the pinned CLIs do with it (seen with test/otel/probe-clis.ts; docs/observability.md has the table):
  * - Claude Code 2.1: `CLAUDE_CODE_ENABLE_TELEMETRY`, `OTEL_*_EXPORTER`, `OTEL_EXPORTER_OTLP_*`, traces with
  *   `CLAUDE_CODE_ENHANCED_TELEMETRY_BETA`; `CLAUDE_CODE_PROPAGATE_TRACEPARENT` sends `traceparent` on model
- *   requests (so the broker's span joins the CLI's trace); `OTEL_LOG_*` switches for content.
+ *   requests, and MCP `tools/call` requests carry a `traceparent` header of the same trace: its spans, the
+ *   broker's and the toolchain server's make one trace. `OTEL_LOG_*` switch content off.
  * - Codex 0.169: `[otel]` with `trace_exporter`, `exporter` (logs) and `metrics_exporter`, each
- *   `{ otlp-http = { endpoint = "<full signal URL>", protocol = "binary" | "json" } }`; `log_user_prompt`.
+ *   `{ otlp-http = { endpoint = "<full signal URL>", protocol = "binary" | "json" } }`; `log_user_prompt`. Model
+ *   requests carry `traceparent`, MCP calls carry it in the header and in `params._meta`: one trace too.
  * - Gemini CLI 0.61: `telemetry { enabled, target: local, otlpEndpoint, otlpProtocol: http, traces, logPrompts }`;
- *   it exports every signal once enabled (no per-signal switch).
+ *   it exports every signal once enabled (no per-signal switch) and propagates no trace context (neither to its
+ *   model nor to MCP servers): its spans are correlated by `session.id`, not joined.
  */
 import type { JsonObject } from './client-settings.ts';
 import { BROKER_TOKEN_ENV } from './defaults.ts';
@@ -25,13 +30,10 @@ import type { PlannedBackendTelemetry } from './plan-types.ts';
 export const OTLP_HEADERS_ENV = 'OTEL_EXPORTER_OTLP_HEADERS';
 
 export function otlpHeadersValue(): string {
-  return `Authorization=Bearer%20$(${BROKER_TOKEN_ENV})`;
+  return `Authorization=Bearer $(${BROKER_TOKEN_ENV})`;
 }
 
-/**
- * Claude Code's managed-settings keys: `env` entries (which outrank a workspace's `.claude/settings.json`) and
- * the pinned `otelHeadersHelper` (a credential helper like `apiKeyHelper`: pinned here, a planted one never runs).
- */
+/** Claude Code's managed-settings `env` entries (which outrank a workspace's `.claude/settings.json`). */
 export function claudeTelemetrySettings(t: PlannedBackendTelemetry | undefined): JsonObject {
   if (!t) return {};
   const exporter = (on: boolean) => (on ? 'otlp' : 'none');
@@ -59,7 +61,6 @@ export function claudeTelemetrySettings(t: PlannedBackendTelemetry | undefined):
       OTEL_LOG_TOOL_CONTENT: '0',
       OTEL_LOG_RAW_API_BODIES: '0',
     },
-    otelHeadersHelper: `printf '{"Authorization":"Bearer %s"}' "$${BROKER_TOKEN_ENV}"`,
   };
 }
 

@@ -116,7 +116,6 @@ describe('spec.observability', () => {
     assert.equal(claude.env.CLAUDE_CODE_PROPAGATE_TRACEPARENT, '1');
     assert.equal(claude.env.OTEL_LOG_TOOL_DETAILS, '0');
     assert.equal(claude.env.ANTHROPIC_BASE_URL, 'http://tiny-broker.agents.svc:8480/model-claude');
-    assert.match(claude.otelHeadersHelper, /\$TOOLYARD_BROKER_TOKEN/);
     assert.match(data['codex.config.toml'] as string, /\[otel\][^[]*log_user_prompt = false/);
     assert.match(
       data['codex.config.toml'] as string,
@@ -137,7 +136,7 @@ describe('spec.observability', () => {
     const token = env.findIndex((e) => e.name === 'TOOLYARD_BROKER_TOKEN');
     const headers = env.findIndex((e) => e.name === 'OTEL_EXPORTER_OTLP_HEADERS');
     assert.ok(token >= 0 && headers > token);
-    assert.equal(env[headers].value, 'Authorization=Bearer%20$(TOOLYARD_BROKER_TOKEN)');
+    assert.equal(env[headers].value, 'Authorization=Bearer $(TOOLYARD_BROKER_TOKEN)');
     // A spec may not set the generated telemetry keys itself.
     const clash = checkAgentPlan(
       planAgent(
