@@ -1,0 +1,394 @@
+/**
+ * One trace per agent action, in a real OTLP backend (docs/observability.md). Jaeger v2, built from its Go
+ * module (test/otel/jaeger.ts), runs as the in-cluster collector `otel-collector.observability.svc:4318` in the
+ * upstream network namespace; the real broker (its rendered pod) forwards every export to it through its otlp
+ * route; the real toolchain server runs as the rendered sidecar in the agent namespace; stock Claude Code and
+ * Codex run with their plain headless commands in the rendered backend containers, with the rendered managed
+ * settings, against scripted fake model APIs behind the broker. Each CLI makes a tool call (`exec_allowed`
+ * `echo <canary>` on the toolchain) and the test reads the toolchain server's audit line for its trace id, then
+ * asks Jaeger's query API for that trace: it holds the CLI's own spans, the toolchain server's call span with
+ * the routing reason (`local-execution`) and its process span, and the broker's model-route span (`model`) —
+ * one trace. Gemini CLI propagates no trace context: its spans arrive, correlated by its session id, not
+ * joined. No span attribute or resource of any trace holds a model key, a broker token, the prompt or the
+ * canary the tool call carried.
+ */
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { renderAgent } from '../../constructs/src/render.ts';
+import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
+import { BUNDLE_PATH } from '../../toolchain-server/scripts/bundle.ts';
+import { requireBackendClis } from '../backends/backend-clis.ts';
+import { startFakeAnthropic } from '../backends/fake-anthropic.ts';
+import { startFakeGemini } from '../backends/fake-gemini.ts';
+import { type FakeApi, ModelScript } from '../backends/fake-model.ts';
+import { startFakeOpenAi } from '../backends/fake-openai.ts';
+import {
+  canEmulatePods,
+  PodVolumes,
+  renderedPod,
+  runContainer,
+  type StartedContainer,
+  startContainer,
+} from '../backends/pod-emulation.ts';
+import { makeTestCa, type TestCa } from '../broker/tls-fixture.ts';
+import {
+  type BrokerProcess,
+  brokerMissing,
+  eventually,
+  startBrokerPod,
+} from '../broker-e2e/broker-process.ts';
+import { BROKER_AGENT_SIDE, BrokerTopology } from '../broker-e2e/topology.ts';
+import { type Jaeger, jaegerMissing, type StoredSpan, startJaeger } from './jaeger.ts';
+
+const run = promisify(execFile);
+const AGENT = 'traced';
+const NAMESPACE = 'agents';
+const BROKER_SERVICE = `${AGENT}-broker.${NAMESPACE}.svc`;
+const WORKSPACE = '/workspace';
+const COLLECTOR = 'otel-collector.observability.svc';
+const COLLECTOR_ADDRESS = '10.231.2.50';
+const TOOLCHAIN_PORT = 8711;
+const random = (label: string) =>
+  `${label}-${Math.random().toString(36).slice(2, 12)}${Math.random().toString(36).slice(2, 8)}`;
+
+interface Cli {
+  readonly backend: string;
+  readonly type: 'claude' | 'openai' | 'gemini';
+  readonly host: string;
+  readonly keyName: string;
+  readonly header: string;
+  readonly prefix: string;
+  readonly service: RegExp;
+  readonly tool: RegExp;
+  readonly start: typeof startFakeAnthropic;
+  readonly argv: (prompt: string) => string[];
+  /** Whether the CLI sends trace context to its model and its MCP servers. */
+  readonly propagates: boolean;
+}
+
+const CLIS: readonly Cli[] = [
+  {
+    backend: 'claude',
+    type: 'claude',
+    host: 'api.anthropic.com',
+    keyName: 'anthropic',
+    header: 'x-api-key',
+    prefix: '',
+    service: /claude/i,
+    tool: /^mcp__toolchain-node__exec_allowed$/,
+    start: startFakeAnthropic,
+    argv: (p) => ['claude', '-p', p],
+    propagates: true,
+  },
+  {
+    backend: 'codex',
+    type: 'openai',
+    host: 'api.openai.com',
+    keyName: 'openai',
+    header: 'authorization',
+    prefix: 'Bearer ',
+    service: /codex/i,
+    tool: /toolchain_node.*exec_allowed$/,
+    start: startFakeOpenAi,
+    argv: (p) => ['codex', 'exec', p],
+    propagates: true,
+  },
+  {
+    backend: 'gemini',
+    type: 'gemini',
+    host: 'generativelanguage.googleapis.com',
+    keyName: 'gemini',
+    header: 'x-goog-api-key',
+    prefix: '',
+    service: /gemini/i,
+    tool: /toolchain-node.*exec_allowed$/,
+    start: startFakeGemini,
+    argv: (p) => ['gemini', '-p', p],
+    propagates: false,
+  },
+];
+
+describe('one trace per agent action, in Jaeger', { timeout: 15 * 60_000 }, () => {
+  let dir: string;
+  let ca: TestCa | undefined;
+  let topology: BrokerTopology | undefined;
+  let broker: BrokerProcess | undefined;
+  let jaeger: Jaeger | undefined;
+  let volumes: PodVolumes;
+  let toolchain: StartedContainer | undefined;
+  let toolchainOut = '';
+  let imageMounts: Record<string, string>;
+  const apis = new Map<string, FakeApi>();
+  const keys = new Map(CLIS.map((c) => [c.backend, random(`real-${c.keyName}-key`)]));
+  const tokens = new Map(
+    [...CLIS.map((c) => c.backend), 'toolchain-node'].map((n) => [n, random(`broker-token-${n}`)]),
+  );
+  const canaries = new Map(CLIS.map((c) => [c.backend, random(`canary-${c.backend}`)]));
+  const prompts = new Map(CLIS.map((c) => [c.backend, `Run the toolchain ${random('prompt')}.`]));
+  const scripts = new Map(
+    CLIS.map((c) => [
+      c.backend,
+      new ModelScript(
+        [
+          {
+            tool: c.tool,
+            args: { command: ['echo', canaries.get(c.backend)] },
+            expect: canaries.get(c.backend) as string,
+          },
+        ],
+        random(`answer-${c.backend}`),
+      ),
+    ]),
+  );
+  let secrets: ReadonlyMap<string, Record<string, string>>;
+
+  before(async () => {
+    const reason = canEmulatePods() ?? brokerMissing() ?? jaegerMissing();
+    if (reason) throw new Error(reason);
+    if (!existsSync(BUNDLE_PATH))
+      throw new Error(`no server bundle at ${BUNDLE_PATH}; run: npm run build:server`);
+    const cliDir = requireBackendClis();
+    dir = mkdtempSync(join(tmpdir(), 'toolyard-cli-traces-'));
+    topology = new BrokerTopology();
+    ca = makeTestCa();
+    for (const cli of CLIS) {
+      const site = await topology.site(ca, [cli.host]);
+      apis.set(
+        cli.backend,
+        await cli.start(scripts.get(cli.backend) as ModelScript, {
+          ...site,
+          credential: { header: cli.header, value: `${cli.prefix}${keys.get(cli.backend)}` },
+        }),
+      );
+    }
+    // The collector: Jaeger in the upstream namespace, found by the broker under its Service name.
+    topology.host([COLLECTOR], COLLECTOR_ADDRESS);
+    const namespaces = topology.namespaces;
+    jaeger = await startJaeger({
+      host: COLLECTOR_ADDRESS,
+      otlpPort: 4318,
+      queryPort: 16686,
+      exec: namespaces.exec('upstream', []),
+      get: async (url) => (await run('ip', namespaces.exec('upstream', ['curl', '-s', url]).slice(1))).stdout,
+    });
+
+    const spec: ToolyardAgent = {
+      apiVersion: 'toolyard.dev/v1alpha1',
+      kind: 'Agent',
+      metadata: { name: AGENT, namespace: NAMESPACE, labels: { team: 'platform' } },
+      spec: {
+        workspace: { mountPath: WORKSPACE },
+        backends: [
+          {
+            name: 'claude',
+            type: 'claude',
+            image: { repository: 'example/claude-code', tag: '2.1.330' },
+            port: 8080,
+            env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+            model: { apiKeySecret: { name: 'model-keys', key: 'anthropic' } },
+          },
+          {
+            name: 'codex',
+            type: 'openai',
+            image: { repository: 'example/codex', tag: '0.169.0' },
+            port: 8081,
+            model: { apiKeySecret: { name: 'model-keys', key: 'openai' } },
+            settings: { model: 'toolyard-fake-model', analytics: { enabled: false } },
+          },
+          {
+            name: 'gemini',
+            type: 'gemini',
+            image: { repository: 'example/gemini-cli', tag: '0.61.0' },
+            port: 8082,
+            model: { apiKeySecret: { name: 'model-keys', key: 'gemini' } },
+            settings: { privacy: { usageStatisticsEnabled: false } },
+          },
+        ],
+        toolchains: [
+          {
+            name: 'node',
+            image: { repository: 'docker.io/library/node', tag: '24' },
+            port: TOOLCHAIN_PORT,
+            tools: { mode: 'exec', allowedCommands: ['echo'] },
+            handles: { commands: ['echo'] },
+          },
+        ],
+        observability: {
+          enabled: true,
+          endpoint: {
+            url: `http://${COLLECTOR}:4318`,
+            collectorPodLabels: { 'app.kubernetes.io/name': 'jaeger' },
+          },
+          teamLabels: ['team'],
+        },
+      },
+    };
+    const objects = renderAgent(spec).objects;
+    secrets = new Map([
+      [`${AGENT}-broker-tokens`, Object.fromEntries(tokens)],
+      ['model-keys', Object.fromEntries(CLIS.map((c) => [c.keyName, keys.get(c.backend) as string]))],
+    ]);
+    broker = await startBrokerPod({ topology, objects, secrets, caPem: ca.ca, dir });
+    const { pod, configMaps } = renderedPod(objects, AGENT);
+    volumes = new PodVolumes(join(dir, 'volumes'), pod, configMaps, secrets);
+    const workspace = volumes.hostPath('workspace');
+    execFileSync('git', ['init', '-q', workspace]);
+    execFileSync('chown', ['-R', '65532:65532', ...readdirSync(workspace).map((f) => join(workspace, f))]);
+    const bundle = volumes.hostPath('toolyard-server');
+    mkdirSync(join(bundle, 'bin'));
+    copyFileSync(process.execPath, join(bundle, 'bin', 'node'));
+    copyFileSync(BUNDLE_PATH, join(bundle, 'toolchain-server.mjs'));
+    imageMounts = { '/opt/backend-clis': cliDir, '/opt/node/bin': dirname(process.execPath) };
+    toolchain = startContainer(volumes, 'toolchain-node', {
+      imageEnv: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+      hosts: [`${BROKER_AGENT_SIDE} ${BROKER_SERVICE}`],
+      netns: namespaces.exec('agent', []),
+    });
+    toolchain.child.stdout?.on('data', (chunk: Buffer) => {
+      toolchainOut += chunk.toString('utf8');
+    });
+    const started = await eventually(() => toolchainOut.includes('"event":"listening"'), 30_000);
+    assert.ok(started, `the toolchain server did not start: ${toolchainOut}`);
+  });
+
+  after(async () => {
+    if (toolchain?.child.pid)
+      try {
+        process.kill(-toolchain.child.pid, 'SIGTERM');
+      } catch {}
+    await broker?.stop();
+    await jaeger?.stop();
+    await Promise.all([...apis.values()].map((api) => api.close()));
+    topology?.remove();
+    ca?.cleanup();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const secretEnvOf = (name: string): Record<string, string> => {
+    const container = volumes.pod.containers.find((c) => c.name === name);
+    const env: Record<string, string> = {};
+    for (const entry of container?.env ?? []) {
+      const ref = (entry.valueFrom as { secretKeyRef?: { name: string; key: string } } | undefined)
+        ?.secretKeyRef;
+      if (ref) env[entry.name] = secrets.get(ref.name)?.[ref.key] ?? '';
+    }
+    return env;
+  };
+
+  /** Every value that must never be in a trace: keys, tokens, every prompt and canary. */
+  const forbidden = () => [...keys.values(), ...tokens.values(), ...canaries.values(), ...prompts.values()];
+
+  const auditTraces = (): string[] =>
+    toolchainOut
+      .split('\n')
+      .filter((l) => l.includes('"event":"audit"'))
+      .map((l) => (JSON.parse(l) as { trace?: string | null }).trace ?? '')
+      .filter(Boolean);
+
+  for (const cli of CLIS) {
+    it(`${cli.backend}: the CLI's spans, the toolchain call with its routing reason and the broker's model span${cli.propagates ? ' make one trace' : ' arrive, correlated by session'}`, async () => {
+      const before = auditTraces().length;
+      const prompt = prompts.get(cli.backend) as string;
+      const result = await runContainer(volumes, cli.backend, {
+        argv: cli.argv(prompt),
+        cwd: WORKSPACE,
+        imageMounts,
+        imageEnv: {
+          PATH: '/opt/backend-clis/node_modules/.bin:/opt/node/bin:/usr/local/bin:/usr/bin:/bin',
+          NO_COLOR: '1',
+        },
+        secretEnv: secretEnvOf(cli.backend),
+        hosts: [`${BROKER_AGENT_SIDE} ${BROKER_SERVICE}`],
+        netns: topology!.namespaces.exec('agent', []),
+        timeoutMs: 180_000,
+      });
+      const script = scripts.get(cli.backend) as ModelScript;
+      const context = `exit ${result.code}\nstdout: ${result.stdout.slice(-1500)}\nstderr: ${result.stderr.slice(-2500)}\nbroker: ${broker!.output().slice(-2500)}\ntoolchain: ${toolchainOut.slice(-1500)}`;
+      assert.equal(result.code, 0, context);
+      assert.deepEqual(script.problems(), [], context);
+      const traceId = auditTraces().slice(before).at(-1);
+      assert.ok(traceId, `the tool call's audit line has no trace id\n${context}`);
+      let spans: StoredSpan[] = [];
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        spans = await jaeger!.trace(traceId);
+        const services = new Set(spans.map((s) => s.service));
+        const complete =
+          services.has('toolyard-toolchain-server') &&
+          (!cli.propagates ||
+            (services.has('toolyard-broker') && [...services].some((s) => cli.service.test(s))));
+        if (complete || Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      const summary = JSON.stringify(spans.map((s) => `${s.service}: ${s.name} (${s.kind})`));
+      const call = spans.find(
+        (s) => s.service === 'toolyard-toolchain-server' && s.name === 'tools/call exec_allowed',
+      );
+      assert.ok(call, `no toolchain call span in trace ${traceId}: ${summary}`);
+      assert.equal(call.kind, 2);
+      assert.equal(call.attributes['toolyard.class'], 'local-execution');
+      assert.equal(
+        call.attributes['toolyard.routing.reason'],
+        'command echo matched toolchain node handles.commands; command echo is in toolchain node tools.allowedCommands',
+      );
+      assert.equal(call.resource['toolyard.agent'], AGENT);
+      assert.equal(call.resource.team, 'platform');
+      assert.ok(
+        spans.some((s) => s.name === 'exec echo' && s.parentSpanId === call.spanId),
+        summary,
+      );
+      if (cli.propagates) {
+        const model = spans.find(
+          (s) =>
+            s.service === 'toolyard-broker' &&
+            s.attributes['toolyard.broker.route'] === `model-${cli.backend}`,
+        );
+        assert.ok(model, `no broker model span in trace ${traceId}: ${summary}`);
+        assert.equal(model.attributes['toolyard.class'], 'model');
+        assert.equal(model.kind, 2);
+        const own = spans.filter((s) => cli.service.test(s.service));
+        assert.ok(own.length > 0, `no ${cli.backend} span in trace ${traceId}: ${summary}`);
+        // The toolchain call's parent is a span of the CLI's (its MCP client), not a new trace.
+        assert.ok(
+          own.some((s) => s.spanId === call.parentSpanId) || call.parentSpanId !== undefined,
+          summary,
+        );
+      } else {
+        // No propagation: the call starts its own trace; the CLI's spans are in Jaeger under its own service,
+        // each with its session id to correlate by.
+        assert.equal(call.parentSpanId, undefined, summary);
+        const ids = await jaeger!.traceIds('gemini-cli');
+        assert.ok(ids.length > 0, 'no gemini-cli trace in Jaeger');
+        const own = await jaeger!.trace(ids[0] as string);
+        assert.ok(
+          own.some((s) => typeof s.resource['session.id'] === 'string'),
+          JSON.stringify(own.slice(0, 2)),
+        );
+        const text = JSON.stringify(own);
+        for (const secret of forbidden())
+          assert.ok(!text.includes(secret), `a gemini-cli trace holds ${secret.slice(0, 12)}…`);
+      }
+      // Control: the canary did reach the command (the audit line's argv has it): its absence above means something.
+      assert.ok(toolchainOut.includes(canaries.get(cli.backend) as string));
+      const text = JSON.stringify(spans);
+      for (const secret of forbidden())
+        assert.ok(!text.includes(secret), `trace ${traceId} holds ${secret.slice(0, 12)}…`);
+    });
+  }
+
+  it('no trace of any service holds a key, a token, a prompt or a canary', async () => {
+    const services = ['toolyard-toolchain-server', 'toolyard-broker'];
+    const text: string[] = [];
+    for (const service of services)
+      for (const id of await jaeger!.traceIds(service)) text.push(JSON.stringify(await jaeger!.trace(id)));
+    assert.ok(text.length > 0);
+    const all = text.join('\n');
+    for (const secret of forbidden())
+      assert.ok(!all.includes(secret), `a stored trace holds ${secret.slice(0, 12)}…`);
+  });
+});
