@@ -152,8 +152,11 @@ function goLiteral(value: unknown, literalString: (text: string) => string): str
   if (typeof value === 'string') return literalString(value);
   if (typeof value === 'boolean') return String(value);
   if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) throw new Error(`broker config: ${value} is not an integer`);
-    return String(value);
+    // Decimals (pricing, sample ratios) print as Go's encoding/json prints a float64: the shortest form, the
+    // same digits as JavaScript's, as long as no exponent is involved.
+    if (Number.isSafeInteger(value) || (Number.isFinite(value) && !/e/i.test(String(value))))
+      return String(value);
+    throw new Error(`broker config: ${value} has no template literal that prints as JSON does`);
   }
   if (Array.isArray(value))
     return value.length === 0

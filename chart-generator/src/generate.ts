@@ -4,12 +4,14 @@
  * namespace, renders back to exactly that object (plus Helm's labels). Chosen fields are lifted into values;
  * names come from the release, the namespace from `.Release.Namespace`. Pure: objects in, files out.
  */
+
 import type { RenderResult } from '../../constructs/src/render.ts';
 import { BROKER_TEMPLATE_FILE, brokerTemplates } from './broker-config-template.ts';
 import { ChartBuilder } from './chart-builder.ts';
 import { chartValueNodes } from './chart-values.ts';
 import { chartDescription, chartImages, chartYaml, isSemver } from './chart-yaml.ts';
 import { ciValues } from './ci-values.ts';
+import { agentDashboardJson } from './dashboard.ts';
 import { EXTRA_OBJECTS_TEMPLATE } from './extra-objects.ts';
 import { helmTest } from './helm-test.ts';
 import { helpersTpl } from './helpers-tpl.ts';
@@ -122,6 +124,8 @@ export function generateChart(rendered: RenderResult, options: ChartOptions = {}
     chartReadme({ name, version, appVersion, description, namespace: plan.namespace, nodes, plan, secrets }),
   );
   files.set('.helmignore', HELMIGNORE);
+  // spec.observability: the agent's Grafana dashboard, beside the templates (docs/observability.md).
+  if (plan.observability.enabled) files.set(`dashboards/${name}.json`, agentDashboardJson(plan));
   for (const [file, content] of ciValues(builder, values, hasNetworkPolicies, secrets))
     files.set(file, content);
 
