@@ -212,6 +212,19 @@ export function brokerTemplates(builder: ObjectLifter): string {
       ),
     };
   });
+  // spec.observability: the collector's URL is a value (observability.endpoint), and a parent chart's
+  // global.observability.endpoint sets it for a whole fleet of agent charts at once.
+  const endpoint = `dig "observability" "endpoint" $.Values.observability.endpoint ($.Values.global | default dict)`;
+  const routes = (config['routes'] as Record<string, unknown>[]).map((route) =>
+    route['kind'] === 'telemetry'
+      ? {
+          ...route,
+          upstream: expr(`${endpoint} | trimSuffix "/"`),
+          insecureHttp: expr(`hasPrefix "http://" (${endpoint})`),
+        }
+      : route,
+  );
+  config['routes'] = routes;
   const literal = literalStringOf(builder);
   const lines: string[] = [];
   const fields: string[] = [];

