@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { explainAgent, formatExplainReport } from '../../constructs/src/explain.ts';
 import { planAgent } from '../../constructs/src/plan.ts';
 import { checkAgentPlan } from '../../constructs/src/semantic-checks.ts';
 import type { AgentSpec } from '../../schema/src/types.generated.ts';
@@ -196,6 +197,16 @@ describe('spec.observability', () => {
     assert.deepEqual(scrape.ports, [{ port: 9702, protocol: 'TCP' }]);
     // Without scrapeFrom no policy admits a scraper.
     assert.ok(!JSON.stringify(find(annotated, 'NetworkPolicy', 'tiny-broker')).includes('9480'));
+  });
+
+  it('explain says which component emits what, with which trace context, and where it goes', () => {
+    const text = formatExplainReport(explainAgent(planAgent(minimalAgent(spec(on)))));
+    assert.match(text, /^Observability: OTLP to http:\/\/otel-collector\.observability\.svc:4318$/m);
+    assert.match(text, /through: http:\/\/tiny-broker\.agents\.svc:8480\/otlp \(the broker's otlp route/);
+    assert.match(text, /backend gemini \(gemini\): traces, metrics \(OTLP\), logs \(OTLP\)\n +propagates no trace context/);
+    assert.match(text, /toolchain rust: traces, \/metrics \(Prometheus\)/);
+    assert.match(text, /metrics: prometheus\.io\/scrape annotations on Service tiny-metrics/);
+    assert.doesNotMatch(formatExplainReport(explainAgent(planAgent(minimalAgent(spec(undefined))))), /Observability/);
   });
 
   it('keeps the collector credential in the broker alone', () => {
