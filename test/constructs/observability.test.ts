@@ -203,10 +203,16 @@ describe('spec.observability', () => {
     const text = formatExplainReport(explainAgent(planAgent(minimalAgent(spec(on)))));
     assert.match(text, /^Observability: OTLP to http:\/\/otel-collector\.observability\.svc:4318$/m);
     assert.match(text, /through: http:\/\/tiny-broker\.agents\.svc:8480\/otlp \(the broker's otlp route/);
-    assert.match(text, /backend gemini \(gemini\): traces, metrics \(OTLP\), logs \(OTLP\)\n +propagates no trace context/);
+    assert.match(
+      text,
+      /backend gemini \(gemini\): traces, metrics \(OTLP\), logs \(OTLP\)\n +propagates no trace context/,
+    );
     assert.match(text, /toolchain rust: traces, \/metrics \(Prometheus\)/);
     assert.match(text, /metrics: prometheus\.io\/scrape annotations on Service tiny-metrics/);
-    assert.doesNotMatch(formatExplainReport(explainAgent(planAgent(minimalAgent(spec(undefined))))), /Observability/);
+    assert.doesNotMatch(
+      formatExplainReport(explainAgent(planAgent(minimalAgent(spec(undefined))))),
+      /Observability/,
+    );
   });
 
   it('keeps the collector credential in the broker alone', () => {

@@ -1,5 +1,6 @@
 /** The shared tracing kit: W3C trace context, parent-based sampling, the OTLP/HTTP JSON exporter. */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
@@ -9,6 +10,7 @@ import {
   OtlpExporter,
   unixNanos,
 } from '../../toolchain-server/kit/otlp-exporter.ts';
+import { SPAN_ATTRIBUTES } from '../../toolchain-server/kit/span-attributes.ts';
 import {
   contextFromRequest,
   formatTraceparent,
@@ -224,5 +226,14 @@ describe('OTLP/HTTP JSON exporter', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('docs/observability.md', () => {
+  it('lists exactly the span attributes spans may carry', () => {
+    const text = readFileSync(new URL('../../docs/observability.md', import.meta.url), 'utf8');
+    const section = text.slice(text.indexOf('## Span attributes'));
+    const listed = [...section.matchAll(/^\| `([a-z_.]+)` +\|/gm)].map((m) => m[1]);
+    assert.deepEqual(listed, Object.keys(SPAN_ATTRIBUTES));
   });
 });
