@@ -1,8 +1,9 @@
 /**
  * Benchmark of the toolchain server, run against the shipped single-file bundle. Prints, from one run:
  * p50/p99 of exec_allowed ["true"] over MCP HTTP vs a bare spawn("true") and their ratio, with confinement
- * (best-effort) and `off` — the three sampled in rotating blocks; the resident spawner alone with and without
- * Landlock; calls/s at concurrency 1, 8 and 32; idle RSS; start-to-ready time; peak RSS while a child prints 200 MB with a 1 MB cap.
+ * (best-effort), with confinement but without the second wall (issue 32: the helper's `--no-wall`) and `off` —
+ * the four sampled in rotating blocks; the resident spawner alone with each wall (namespaces, seccomp, none) and
+ * without Landlock; calls/s at concurrency 1, 8 and 32; idle RSS; start-to-ready time; peak RSS while a child prints 200 MB with a 1 MB cap.
  *
  * The server runs as in a pod: a bearer token from a file (every call authenticated), and an environment with
  * more than the passthrough names, so it re-executes itself with a scrubbed one before it listens (that
@@ -83,18 +84,33 @@ async function bareSpawnOnce(): Promise<number> {
   return performance.now() - t;
 }
 
+/** The spawner's variants, by their helper flags: each wall, none, and neither wall nor Landlock. */
+const SPAWNER_VARIANTS = {
+  namespaces: [],
+  seccomp: ['--simulate-no-userns'],
+  noWall: ['--no-wall'],
+  noLandlock: ['--simulate-no-landlock', '--no-wall'],
+} as const satisfies Record<string, readonly string[]>;
+type SpawnerVariant = keyof typeof SPAWNER_VARIANTS;
+
 /**
  * The resident spawner alone, outside the server: `true` through ConfineSpawner with the bench server's own policy
- * (same ruleset, scratch directory made and removed by the helper), with Landlock and with Landlock simulated away
- * (`--simulate-no-landlock`: same processes, no ruleset), alternated. The difference is what Landlock itself costs.
+ * (same ruleset, scratch directory made and removed by the helper), in turn with the second wall as this node
+ * gives it (namespaces here), its seccomp form, no wall (`--no-wall`: the helper before issue 32) and neither wall
+ * nor Landlock (`--simulate-no-landlock --no-wall`: same processes, no ruleset). The differences are what each
+ * wall and Landlock itself cost.
  */
 async function spawnerAlone(
   policyArgs: (scratch: string) => readonly string[],
   scratchBase: string,
   cwd: string,
-): Promise<{ confined: number[]; noLandlock: number[] }> {
-  const confined: number[] = [];
-  const noLandlock: number[] = [];
+): Promise<Record<SpawnerVariant, number[]>> {
+  const samples: Record<SpawnerVariant, number[]> = {
+    namespaces: [],
+    seccomp: [],
+    noWall: [],
+    noLandlock: [],
+  };
   const spawner = new ConfineSpawner(hostConfinePath());
   let n = 0;
   const once = async (extra: readonly string[]) => {
@@ -114,17 +130,19 @@ async function spawnerAlone(
     return performance.now() - t;
   };
   try {
-    for (let i = 0; i < SPAWN_SAMPLES + 50; i++) {
-      const a = await once([]);
-      const b = await once(['--simulate-no-landlock']);
-      if (i < 50) continue;
-      confined.push(a);
-      noLandlock.push(b);
-    }
+    for (let i = 0; i < SPAWN_SAMPLES + 50; i++)
+      for (const [variant, flags] of Object.entries(SPAWNER_VARIANTS) as [
+        SpawnerVariant,
+        readonly string[],
+      ][]) {
+        const ms = await once(flags);
+        if (i >= 50) samples[variant].push(ms);
+      }
   } finally {
     spawner.close();
   }
-  return { confined: confined.sort((x, y) => x - y), noLandlock: noLandlock.sort((x, y) => x - y) };
+  for (const list of Object.values(samples)) list.sort((x, y) => x - y);
+  return samples;
 }
 
 /** exec_allowed ["true"] through `client`; throws when it did not run. */
@@ -260,10 +278,20 @@ async function main(): Promise<void> {
         confinement,
       },
     });
-  // The default (best-effort: confined where the kernel has Landlock) and, for the confinement cost, `off`.
+  // The default (best-effort: confined where the kernel has Landlock) and, for the confinement cost, `off`; for
+  // the second wall's cost, the default with the helper's --no-wall (a wrapper beside the config, which no call
+  // may read).
   writeFileSync(configPath, config('best-effort'));
   const offConfigPath = join(dir, 'config-off.json');
   writeFileSync(offConfigPath, config('off'));
+  const noWallHelper = join(dir, 'no-wall', 'toolyard-confine');
+  mkdirSync(dirname(noWallHelper));
+  writeFileSync(noWallHelper, `#!/bin/sh\nexec ${hostConfinePath()} --no-wall "$@"\n`, { mode: 0o755 });
+  const noWallConfigPath = join(dir, 'config-no-wall.json');
+  writeFileSync(
+    noWallConfigPath,
+    JSON.stringify({ ...JSON.parse(config('best-effort')), confinementHelper: noWallHelper }),
+  );
 
   // Start-to-ready: median of five cold starts.
   const readyTimes: number[] = [];
@@ -317,16 +345,26 @@ async function main(): Promise<void> {
   const offClient = makeClient(offServer.port);
   await offClient.initialize();
   for (let i = 0; i < 100; i++) await offClient.exec(['true']);
+  const noWallServer = await startServer(noWallConfigPath);
+  const noWallClient = makeClient(noWallServer.port);
+  await noWallClient.initialize();
+  for (let i = 0; i < 100; i++) await noWallClient.exec(['true']);
   const mcp: number[] = [];
   const mcpOff: number[] = [];
+  const mcpNoWall: number[] = [];
   for (let i = 0; i < 50; i++) await bareSpawnOnce();
   const bare: number[] = [];
-  const cpuBefore = { on: cpuMsOf(pid), off: cpuMsOf(offServer.child.pid!) };
+  const cpuBefore = {
+    on: cpuMsOf(pid),
+    off: cpuMsOf(offServer.child.pid!),
+    noWall: cpuMsOf(noWallServer.child.pid!),
+  };
   // Rotating blocks of SAMPLE_BLOCK: each sample follows one of its own kind (a sample right after another
-  // subject's would pay for that subject's trailing work), and the rotation spreads drift over all three.
+  // subject's would pay for that subject's trailing work), and the rotation spreads drift over all four.
   const subjects: readonly [() => Promise<unknown>, number[]][] = [
     [() => bareSpawnOnce(), bare],
     [() => execTrue(client), mcp],
+    [() => execTrue(noWallClient), mcpNoWall],
     [() => execTrue(offClient), mcpOff],
   ];
   for (let round = 0; round < MCP_SAMPLES / SAMPLE_BLOCK; round++)
@@ -341,16 +379,20 @@ async function main(): Promise<void> {
   const cpuPerCall = {
     on: (cpuMsOf(pid) - cpuBefore.on) / CALLS_PER_SERVER,
     off: (cpuMsOf(offServer.child.pid!) - cpuBefore.off) / CALLS_PER_SERVER,
+    noWall: (cpuMsOf(noWallServer.child.pid!) - cpuBefore.noWall) / CALLS_PER_SERVER,
   };
   mcp.sort((a, b) => a - b);
   mcpOff.sort((a, b) => a - b);
+  mcpNoWall.sort((a, b) => a - b);
   bare.sort((a, b) => a - b);
   const ready = (await (await fetch(`http://127.0.0.1:${server.port}/readyz`)).json()) as {
-    confinement: { abi: number };
+    confinement: { abi: number; wall: string };
   };
-  const abi = ready.confinement.abi;
+  const { abi, wall } = ready.confinement;
   offServer.child.kill('SIGTERM');
   offClient.agent.destroy();
+  noWallServer.child.kill('SIGTERM');
+  noWallClient.agent.destroy();
 
   const throughput: Record<string, number> = {};
   for (const concurrency of [1, 8, 32]) {
@@ -401,8 +443,25 @@ async function main(): Promise<void> {
       spawnerAlone: {
         rules: policy.readOnly.length + policy.readWrite.length + 1,
         noLandlockP50Ms: round(percentile(helper.noLandlock, 50)),
-        confinedP50Ms: round(percentile(helper.confined, 50)),
-        addedP50Ms: round(percentile(helper.confined, 50) - percentile(helper.noLandlock, 50)),
+        confinedP50Ms: round(percentile(helper.noWall, 50)),
+        addedP50Ms: round(percentile(helper.noWall, 50) - percentile(helper.noLandlock, 50)),
+      },
+    },
+    // The second wall (issue 32): what it adds to a confined call, over MCP and in the spawner alone.
+    wall: {
+      mechanism: wall,
+      noWallP50Ms: round(percentile(mcpNoWall, 50)),
+      noWallP99Ms: round(percentile(mcpNoWall, 99)),
+      addedP50Ms: round(mcpP50 - percentile(mcpNoWall, 50)),
+      addedP99Ms: round(percentile(mcp, 99) - percentile(mcpNoWall, 99)),
+      noWallCpuMsPerCall: round(cpuPerCall.noWall),
+      addedCpuMsPerCall: round(cpuPerCall.on - cpuPerCall.noWall),
+      spawnerAlone: {
+        noWallP50Ms: round(percentile(helper.noWall, 50)),
+        namespacesP50Ms: round(percentile(helper.namespaces, 50)),
+        seccompP50Ms: round(percentile(helper.seccomp, 50)),
+        namespacesAddedP50Ms: round(percentile(helper.namespaces, 50) - percentile(helper.noWall, 50)),
+        seccompAddedP50Ms: round(percentile(helper.seccomp, 50) - percentile(helper.noWall, 50)),
       },
     },
     ratioP50: round(mcpP50 / bareP50),
@@ -435,6 +494,8 @@ async function main(): Promise<void> {
     `unconfined (confinement off) p50 ${results.confinement.unconfinedP50Ms} ms   p99 ${results.confinement.unconfinedP99Ms} ms`,
     `confinement cost (ABI ${abi})   p50 +${results.confinement.addedP50Ms} ms   (aim <= 0.5 ms)   CPU per call ${results.confinement.cpuMsPerCall} vs ${results.confinement.unconfinedCpuMsPerCall} ms (+${results.confinement.addedCpuMsPerCall})`,
     `spawner alone (${results.confinement.spawnerAlone.rules} rules)  "true" p50 ${results.confinement.spawnerAlone.confinedP50Ms} ms, Landlock simulated away ${results.confinement.spawnerAlone.noLandlockP50Ms} ms (Landlock +${results.confinement.spawnerAlone.addedP50Ms})`,
+    `second wall (${results.wall.mechanism})  MCP p50 +${results.wall.addedP50Ms} ms   p99 +${results.wall.addedP99Ms} ms over --no-wall (${results.wall.noWallP50Ms} ms)   (aim <= 0.3 ms)   CPU per call +${results.wall.addedCpuMsPerCall} ms`,
+    `second wall, spawner alone  namespaces +${results.wall.spawnerAlone.namespacesAddedP50Ms} ms, seccomp +${results.wall.spawnerAlone.seccompAddedP50Ms} ms over no wall (${results.wall.spawnerAlone.noWallP50Ms} ms)`,
     `ratio                       p50 ${results.ratioP50}x   p99 ${results.ratioP99}x   (aim <= 1.3x at p50)`,
     `calls/s                     c1 ${throughput.c1}   c8 ${throughput.c8}   c32 ${throughput.c32}`,
     `idle RSS                    ${results.idleRssMb} MB   (aim < 80 MB)`,

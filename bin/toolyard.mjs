@@ -3,9 +3,11 @@
 // has the TypeScript sources and runs them on Node >= 22.18, runs cli/bin/toolyard.js instead, so `npx toolyard`
 // there always runs the code as it is, without a build step.
 import { existsSync } from 'node:fs';
+import { requireTypeScriptNode } from './checkout-node.mjs';
 
 const checkout = new URL('../cli/bin/toolyard.js', import.meta.url);
 if (existsSync(checkout)) {
+  requireTypeScriptNode('toolyard');
   await import(checkout.href);
 } else {
   const { main } = await import('../lib/cli/src/main.js');

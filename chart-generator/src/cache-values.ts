@@ -10,7 +10,7 @@ import type { ObjectLifter } from './object-lifter.ts';
 import { emitSeq, entry, expr } from './template-yaml.ts';
 import { group, leaf, type ValueNode } from './values-model.ts';
 import { pad, valuesKey, valuesRef } from './values-refs.ts';
-import { OBJECT_NAME, OPTIONAL_OBJECT_NAME, QUANTITY } from './values-schemas.ts';
+import { OBJECT_NAME, OPTIONAL_OBJECT_NAME, QUANTITY, STORAGE_CLASS } from './values-schemas.ts';
 
 type Json = Readonly<Record<string, unknown>>;
 type Path = readonly (string | number)[];
@@ -70,7 +70,7 @@ function cacheGroup(cache: PlannedCache): ValueNode {
       leaf(
         'storageClass',
         'StorageClass of the cache claim; "" uses the cluster default, "-" sets storageClassName "" (no dynamic provisioning).',
-        { type: 'string' },
+        STORAGE_CLASS,
         volume.storageClassName ?? '',
       ),
       leaf('size', 'Requested size of the cache claim.', QUANTITY, volume.storage),

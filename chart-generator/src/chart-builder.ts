@@ -7,6 +7,7 @@
 import { CONFIG_HASH_ANNOTATION as CONFIG_HASH } from '../../constructs/src/agent-workload.ts';
 import { BROKER_CONFIG_FILE } from '../../constructs/src/broker.ts';
 import { brokerConfigHash, brokerConfigText } from '../../constructs/src/broker-config.ts';
+import { toolchainEgressSummary } from '../../constructs/src/egress-summary.ts';
 import { AGENT_LABEL, METRICS_COMPONENT } from '../../constructs/src/metrics-scrape.ts';
 import { BROKER_COMPONENT, LABEL, MANAGED_BY, PART_OF } from '../../constructs/src/names.ts';
 import { type AgentPlan, type PlannedDeployedGateway, podToolchains } from '../../constructs/src/plan.ts';
@@ -19,7 +20,7 @@ import { claimSpec, persistenceRef, podSpec, volumeClaimTemplates } from './pod-
 import { type ExprNode, emitMap, entry, expr, goString, templatedString } from './template-yaml.ts';
 import { group, leaf, type ValueNode } from './values-model.ts';
 import { dictLiteral, pad, sameMap, valuesKey, valuesRef, without } from './values-refs.ts';
-import { STRING_MAP } from './values-schemas.ts';
+import { ANNOTATIONS, LABELS } from './values-schemas.ts';
 
 /** Kinds whose names must be DNS labels (63), and StatefulSets, whose pods' labels need 11 more characters. */
 const NAME_MAX: Readonly<Record<string, number>> = { Service: 63, Pod: 63, StatefulSet: 52 };
@@ -171,7 +172,7 @@ export class ChartBuilder implements ObjectLifter {
         ['toolchains', valuesKey(toolchain.name)],
         `Toolchain "${toolchain.name}" in its own pod (placement: pod): Deployment, Service on port ${toolchain.port}, ServiceAccount and NetworkPolicy of its own; tools ${toolchain.mode}${
           toolchain.presets.length > 0 ? ` ${toolchain.presets.join(', ')}` : ''
-        }, egress ${toolchain.egress}.`,
+        }, ${toolchainEgressSummary(this.plan, toolchain)}.`,
         false,
       );
     } else {
@@ -272,8 +273,8 @@ export class ChartBuilder implements ObjectLifter {
         const lifted = without(without(annotations, this.plan.annotations), literal);
         const hashExpr = this.isBroker(component) ? this.brokerHashExpr(literal[CONFIG_HASH]) : undefined;
         values.pod.push(
-          leaf('podLabels', 'Extra labels of the pods (never part of selectors).', STRING_MAP, {}),
-          leaf('podAnnotations', 'Extra annotations of the pods.', STRING_MAP, lifted),
+          leaf('podLabels', 'Extra labels of the pods (never part of selectors).', LABELS, {}),
+          leaf('podAnnotations', 'Extra annotations of the pods.', ANNOTATIONS, lifted),
         );
         const podAnnotations = valuesRef([...values.path, 'podAnnotations']);
         const literalExpr = hashExpr
@@ -303,7 +304,7 @@ export class ChartBuilder implements ObjectLifter {
           leaf(
             'annotations',
             'Annotations of the created ServiceAccount, e.g. for cloud workload identity (eks.amazonaws.com/role-arn, iam.gke.io/gcp-service-account, azure.workload.identity/client-id).',
-            STRING_MAP,
+            ANNOTATIONS,
             without(annotations, this.plan.annotations),
           ),
         ]);

@@ -2,7 +2,7 @@
 import type { ChartBuilder } from './chart-builder.ts';
 import type { SecretSummary } from './secret-refs.ts';
 import { group, leaf, type ValueNode } from './values-model.ts';
-import { EXTRA_OBJECTS, OBJECT_NAME, PULL_SECRETS, STRING_MAP } from './values-schemas.ts';
+import { ANNOTATIONS, EXTRA_OBJECTS, LABELS, OBJECT_NAME, PULL_SECRETS } from './values-schemas.ts';
 
 export interface ChartValuesInput {
   readonly builder: ChartBuilder;
@@ -57,13 +57,13 @@ export function chartValueNodes(input: ChartValuesInput): ValueNode[] {
       { type: 'string' },
       '',
     ),
-    leaf('commonLabels', "Labels added to every object and pod (the spec's metadata.labels).", STRING_MAP, {
+    leaf('commonLabels', "Labels added to every object and pod (the spec's metadata.labels).", LABELS, {
       ...plan.labels,
     }),
     leaf(
       'commonAnnotations',
       "Annotations added to every object and pod (the spec's metadata.annotations).",
-      STRING_MAP,
+      ANNOTATIONS,
       { ...plan.annotations },
     ),
     leaf(

@@ -2,6 +2,7 @@
 import { stringify } from 'yaml';
 import type { AgentPlan } from '../../constructs/src/plan.ts';
 import type { KubeObject } from '../../constructs/src/render.ts';
+import type { ChartMaintainer } from './chart-maintainers.ts';
 
 export const KUBE_VERSION = '>=1.25.0-0';
 
@@ -63,6 +64,7 @@ export function chartYaml(
     home: string;
     icon: string;
     sources: readonly string[];
+    maintainers: readonly ChartMaintainer[];
     description: string;
     images: readonly ChartImage[];
   },
@@ -78,6 +80,7 @@ export function chartYaml(
     home: c.home,
     icon: c.icon,
     sources: [...c.sources],
+    ...(c.maintainers.length > 0 ? { maintainers: c.maintainers.map((m) => ({ ...m })) } : {}),
     keywords: [
       'toolyard',
       'ai-agent',

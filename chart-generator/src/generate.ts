@@ -9,6 +9,7 @@ import { serviceMonitorObject } from '../../constructs/src/metrics-scrape.ts';
 import type { KubeObject, RenderResult } from '../../constructs/src/render.ts';
 import { BROKER_TEMPLATE_FILE, brokerTemplates } from './broker-config-template.ts';
 import { ChartBuilder } from './chart-builder.ts';
+import type { ChartMaintainer } from './chart-maintainers.ts';
 import { chartValueNodes } from './chart-values.ts';
 import { chartDescription, chartImages, chartYaml, isSemver } from './chart-yaml.ts';
 import { ciValues } from './ci-values.ts';
@@ -35,7 +36,10 @@ export interface ChartOptions {
   readonly home?: string;
   /** Chart.yaml icon URL (default: toolyard's logo). */
   readonly icon?: string;
+  /** Chart.yaml sources (default: `[home]`). */
   readonly sources?: readonly string[];
+  /** Chart.yaml maintainers (default: none). */
+  readonly maintainers?: readonly ChartMaintainer[];
 }
 
 export interface GeneratedChart {
@@ -105,6 +109,7 @@ export function generateChart(rendered: RenderResult, options: ChartOptions = {}
       home,
       icon: options.icon ?? DEFAULT_ICON,
       sources: options.sources ?? [home],
+      maintainers: options.maintainers ?? [],
       description,
       images: chartImages(
         rendered.objects,

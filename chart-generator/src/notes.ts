@@ -1,10 +1,11 @@
 /** `templates/NOTES.txt`: what was installed, how to reach the agent, and each pod's effective egress. Pure. */
 import { allPodEgress, describeDestination, describePorts } from '../../constructs/src/effective-egress.ts';
+import { toolchainEgressSummary } from '../../constructs/src/egress-summary.ts';
 import type { AgentPlan } from '../../constructs/src/plan.ts';
 import { deployedGateways, podToolchains, sidecarToolchains } from '../../constructs/src/plan.ts';
 import { brokerEgressNotes } from './broker-config-template.ts';
 import type { ChartBuilder } from './chart-builder.ts';
-import { createSecretArgs, describeUse, type SecretSummary } from './secret-refs.ts';
+import { createSecretArgs, describeUse, generatedTokenKeys, type SecretSummary } from './secret-refs.ts';
 import { escapeLiteral, goString } from './template-yaml.ts';
 import { valuesKey } from './values-refs.ts';
 
@@ -36,7 +37,7 @@ export function chartNotes(
     ...plan.backends.map((b) => `      backend ${lit(b.name)} (${b.type}) on port ${b.port}`),
     ...sidecarToolchains(plan).map(
       (t) =>
-        `      toolchain ${lit(t.name)}: sidecar on 127.0.0.1:${t.port}, tools ${t.mode}, egress ${t.egress}`,
+        `      toolchain ${lit(t.name)}: sidecar on 127.0.0.1:${t.port}, tools ${t.mode}, ${lit(toolchainEgressSummary(plan, t))}`,
     ),
     `  - Service/{{ $fullname }}, ServiceAccount ${inNotes(builder.serviceAccountExpr(plan.names.serviceAccount).text)}{{ if not .Values.agent.serviceAccount.create }} (existing){{ end }}`,
     `  - ConfigMaps with the backends' MCP client configs and the toolchain servers' configs`,
@@ -65,7 +66,7 @@ export function chartNotes(
     lines.push(
       `  - toolchain ${lit(toolchain.name)} in its own pod: Deployment/Service ${nameOf(toolchain.pod.objectName)}, ServiceAccount ${inNotes(builder.serviceAccountExpr(toolchain.pod.objectName).text)} (replicas: {{ .Values.${key.join('.')}.replicas }}, no token mounted), MCP on port ${toolchain.port} ${
         toolchain.auth ? 'behind a bearer token' : 'WITHOUT a bearer token (insecureAllowUnauthenticated)'
-      }, tools ${toolchain.mode}, egress ${toolchain.egress}`,
+      }, tools ${toolchain.mode}, ${lit(toolchainEgressSummary(plan, toolchain))}`,
     );
   }
   for (const gateway of deployedGateways(plan)) {
@@ -107,10 +108,13 @@ export function chartNotes(
       lines.push(`  - ${name}${secret.keys.length > 0 ? `: keys ${lit(secret.keys.join(', '))}` : ''}`);
       for (const use of secret.uses) lines.push(`      ${lit(describeUse(use))}`);
     }
-    lines.push('  Create them, e.g.:');
+    const generated = generatedTokenKeys(plan);
+    lines.push(
+      '  Create them, e.g. (broker and toolchain tokens: a random value per key, so every caller has its own):',
+    );
     for (const secret of secrets) {
       lines.push(
-        `  kubectl --namespace {{ .Release.Namespace }} create secret generic {{ index .Values.secretNames ${goString(secret.name)} }} ${lit(createSecretArgs(secret))}`,
+        `  kubectl --namespace {{ .Release.Namespace }} create secret generic {{ index .Values.secretNames ${goString(secret.name)} }} ${lit(createSecretArgs(secret, generated))}`,
       );
     }
   }

@@ -18,12 +18,14 @@ import {
   CONTAINER_SECURITY_CONTEXT,
   ENV_FROM_LIST,
   ENV_LIST,
+  LABELS,
   OBJECT_NAME,
   OPTIONAL_OBJECT_NAME,
   POD_SECURITY_CONTEXT,
+  PRIORITY_CLASS,
   QUANTITY,
   RESOURCES,
-  STRING_MAP,
+  STORAGE_CLASS,
   TOLERATIONS,
   TOPOLOGY_SPREAD,
   VOLUME_LIST,
@@ -36,11 +38,11 @@ type Json = Readonly<Record<string, unknown>>;
 const WORKSPACE_VOLUME = 'workspace';
 
 const SCHEDULING: readonly [string, string, Readonly<Record<string, unknown>>, unknown][] = [
-  ['nodeSelector', 'Node labels the pods must match.', STRING_MAP, {}],
+  ['nodeSelector', 'Node labels the pods must match.', LABELS, {}],
   ['tolerations', 'Tolerations of the pods.', TOLERATIONS, []],
   ['affinity', 'Affinity rules of the pods.', AFFINITY, {}],
   ['topologySpreadConstraints', 'Topology spread constraints of the pods.', TOPOLOGY_SPREAD, []],
-  ['priorityClassName', 'PriorityClass of the pods.', { type: 'string' }, ''],
+  ['priorityClassName', 'PriorityClass of the pods.', PRIORITY_CLASS, ''],
 ];
 
 /**
@@ -130,7 +132,7 @@ function persistence(builder: ObjectLifter): readonly string[] {
       leaf(
         'storageClass',
         'StorageClass of the workspace claim; "" uses the cluster default, "-" sets storageClassName "" (no dynamic provisioning).',
-        { type: 'string' },
+        STORAGE_CLASS,
         volume.storageClassName ?? '',
       ),
       leaf('size', 'Requested size of the workspace claim.', QUANTITY, volume.storage),

@@ -1,7 +1,7 @@
 /** The chart's README.md, with a values table generated from the values tree (= the schema). Pure. */
 import type { AgentPlan } from '../../constructs/src/plan.ts';
 import { egressCallers } from './broker-config-template.ts';
-import { createSecretArgs, describeUse, type SecretSummary } from './secret-refs.ts';
+import { createSecretArgs, describeUse, generatedTokenKeys, type SecretSummary } from './secret-refs.ts';
 import { markdownValuesTable, type ValueNode } from './values-model.ts';
 
 export interface ReadmeInput {
@@ -22,8 +22,10 @@ function secretsSection(r: ReadmeInput): string {
     (s) =>
       `| \`${s.name}\` | ${s.keys.length > 0 ? s.keys.map((k) => `\`${k}\``).join(', ') : '(every key, envFrom)'} | ${s.uses.map((u) => cell(describeUse(u))).join('<br>')} | \`secretNames.${s.name}\` |`,
   );
+  const generated = generatedTokenKeys(r.plan);
   const commands = r.secrets.map(
-    (s) => `kubectl --namespace ${r.namespace} create secret generic ${s.name} ${createSecretArgs(s)}`,
+    (s) =>
+      `kubectl --namespace ${r.namespace} create secret generic ${s.name} ${createSecretArgs(s, generated)}`,
   );
   return `Secrets are referenced, never created. Create these before installing (pods wait until they exist), or
 point \`secretNames\` at Secrets of other names — e.g. ones External Secrets or a Vault operator creates:
@@ -36,8 +38,11 @@ ${rows.join('\n')}
 ${commands.join('\n')}
 \`\`\`
 
-Each \`--from-literal\` reads the value from the environment variable the container sees it as, so no secret
-lands in your shell history.
+Tokens toolyard's own components share are made there, one random value each (\`openssl rand -hex 32\`):
+every broker caller gets a token of its own — the broker tells callers apart by it, so a container's egress
+and routes are its own only while no other container holds its token — and a toolchain's bearer token is
+one value its backends and its server both read. Any other key comes from the environment variable the
+container sees it as, or from a file, so no secret lands in your shell history.
 `;
 }
 

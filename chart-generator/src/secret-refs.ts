@@ -3,6 +3,7 @@
  * each needs and who reads them (an environment variable, a mounted file or a whole-Secret envFrom). They
  * become `secretNames` values, the chart README's and NOTES' lists, and `kubectl create secret` lines.
  */
+import type { AgentPlan } from '../../constructs/src/plan.ts';
 import type { KubeObject } from '../../constructs/src/render.ts';
 
 type Json = Readonly<Record<string, unknown>>;
@@ -116,12 +117,34 @@ function shellQuote(text: string): string {
 }
 
 /**
- * `kubectl create secret generic` arguments of one Secret, without the namespace and name: each key from the
- * environment variable its container reads it as (so no value lands in shell history), else from a file.
+ * The Secret keys that hold tokens toolyard's own components share, as `<secret>/<key>`: the broker's (one per
+ * caller) and each toolchain's bearer token. Their values are anything random, made at creation; every caller
+ * gets its own (docs/broker.md: per-container egress rests on it), never one token copied to all.
  */
-export function createSecretArgs(summary: SecretSummary): string {
+export function generatedTokenKeys(plan: AgentPlan): ReadonlySet<string> {
+  const keys = new Set<string>();
+  if (plan.broker.enabled)
+    for (const caller of plan.broker.callers) keys.add(`${plan.broker.tokensSecret}/${caller.name}`);
+  for (const toolchain of plan.toolchains)
+    if (toolchain.auth) keys.add(`${toolchain.auth.secret.name}/${toolchain.auth.secret.key}`);
+  return keys;
+}
+
+/** A fresh random token in a shell command line: its value is made there, and never typed or echoed. */
+export const RANDOM_TOKEN = '$(openssl rand -hex 32)';
+
+/**
+ * `kubectl create secret generic` arguments of one Secret, without the namespace and name: a token toolyard's
+ * components share (`generated`) as a new random value of its own; any other key from the environment
+ * variable its container reads it as (so no value lands in shell history), else from a file.
+ */
+export function createSecretArgs(summary: SecretSummary, generated: ReadonlySet<string> = new Set()): string {
   const args: string[] = [];
   for (const key of summary.keys) {
+    if (generated.has(`${summary.name}/${key}`)) {
+      args.push(`--from-literal=${shellQuote(key)}=${RANDOM_TOKEN}`);
+      continue;
+    }
     const env = summary.uses.find(
       (u): u is SecretUse & { reader: { kind: 'env'; env: string } } =>
         u.key === key && u.reader.kind === 'env',

@@ -2,22 +2,54 @@
  * JSON Schemas (draft-07) of the values a generated chart lifts. Security contexts and volumes accept only
  * what Pod Security "restricted" allows — a value can remove a default (`null`), never make a pod privileged.
  */
+import agentSchema from '../../schema/agent.schema.json' with { type: 'json' };
 import type { JsonSchema } from './values-model.ts';
+
+/** A definition of the Agent schema, so values follow the rules the spec's own fields follow. */
+const specRule = (name: 'LabelKey' | 'LabelValue' | 'Quantity' | 'DnsSubdomain' | 'DnsLabel'): JsonSchema => {
+  const { pattern, maxLength } = (
+    agentSchema.definitions as Record<string, { pattern?: string; maxLength?: number }>
+  )[name]!;
+  return { type: 'string', ...(pattern ? { pattern } : {}), ...(maxLength ? { maxLength } : {}) };
+};
 
 const described = (description: string, schema: JsonSchema): JsonSchema => ({ description, ...schema });
 const nullable = (type: string): { type: string[] } => ({ type: [type, 'null'] });
 
-export const STRING_MAP: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
+/** Labels (also a nodeSelector): keys and values as Kubernetes takes them, as for the spec's metadata.labels. */
+export const LABELS: JsonSchema = {
+  type: 'object',
+  propertyNames: specRule('LabelKey'),
+  additionalProperties: specRule('LabelValue'),
+};
+
+/** Annotations: keys as label keys, values any text. */
+export const ANNOTATIONS: JsonSchema = {
+  type: 'object',
+  propertyNames: specRule('LabelKey'),
+  additionalProperties: { type: 'string' },
+};
+
+/** A Kubernetes resource quantity such as 20Gi, 500M or 1.5, not negative (the spec's own rule). */
+export const QUANTITY: JsonSchema = specRule('Quantity');
 
 const QUANTITY_MAP: JsonSchema = {
   type: 'object',
-  additionalProperties: { type: ['string', 'number'] },
+  additionalProperties: { anyOf: [QUANTITY, { type: 'number', minimum: 0 }] },
 };
 
-/** A Kubernetes resource quantity such as 20Gi, 500M or 1.5. */
-export const QUANTITY: JsonSchema = {
+/** A StorageClass: "" for the cluster default, "-" for none (storageClassName ""), else its name. */
+export const STORAGE_CLASS: JsonSchema = {
   type: 'string',
-  pattern: '^[+]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][-+]?[0-9]+|[numkMGTPE]|[KMGTPE]i)?$',
+  pattern: `^$|^-$|${specRule('DnsSubdomain').pattern}`,
+  maxLength: 253,
+};
+
+/** A PriorityClass name, or "" for none. */
+export const PRIORITY_CLASS: JsonSchema = {
+  type: 'string',
+  pattern: `^$|${specRule('DnsSubdomain').pattern}`,
+  maxLength: 253,
 };
 
 /** A DNS-1123 subdomain: the name of a Secret, a claim, a ServiceAccount. */
@@ -51,7 +83,11 @@ export const ENV_LIST: JsonSchema = {
     additionalProperties: false,
     required: ['name'],
     properties: {
-      name: { description: 'Variable name.', type: 'string', minLength: 1 },
+      name: {
+        description: 'Variable name: printable ASCII without "=" (Kubernetes\' rule).',
+        type: 'string',
+        pattern: '^[ -<>-~]+$',
+      },
       value: { description: 'Literal value.', type: 'string' },
       valueFrom: { description: 'Source of the value (core/v1 EnvVarSource).', type: 'object' },
     },
@@ -129,7 +165,7 @@ export const VOLUME_LIST: JsonSchema = {
     minProperties: 2,
     maxProperties: 2,
     properties: {
-      name: { description: 'Volume name, unique in the pod.', type: 'string', minLength: 1 },
+      name: { description: 'Volume name, unique in the pod (a DNS-1123 label).', ...specRule('DnsLabel') },
       ...Object.fromEntries(
         RESTRICTED_VOLUME_SOURCES.map((source) => [
           source,

@@ -53,14 +53,16 @@ function nearApiVersion(apiVersion: string): boolean {
 
 /**
  * Whether one document looks like a toolyard spec that is not quite one. The rule (docs/fleet.md, "Which files
- * are specs"): its `apiVersion` is in the toolyard.dev group or a typo of it (`toolyard.dev/v1alpa1`,
- * `toolyard.dev/v1alpha2`, `toolyard.io/v1`), or its `kind` is a typo or another casing of `Agent` and it has
- * `spec.backends` or `spec.toolchains` (the fields every Agent has). Anything else is someone else's YAML.
+ * are specs"): its `apiVersion` is toolyard's with another `kind` (`AgentSpec`: toolyard.dev/v1alpha1 has one
+ * kind), or in the toolyard.dev group or a typo of it (`toolyard.dev/v1alpa1`, `toolyard.dev/v1alpha2`,
+ * `toolyard.io/v1`), or its `kind` is a typo or another casing of `Agent` and it has `spec.backends` or
+ * `spec.toolchains` (the fields every Agent has). Anything else is someone else's YAML.
  */
 export function nearMissDocument(value: unknown): boolean {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const { apiVersion, kind, spec } = value as { apiVersion?: unknown; kind?: unknown; spec?: unknown };
   if (kind === 'Agent' && apiVersion === API_VERSION) return false;
+  if (apiVersion === API_VERSION) return true;
   if (typeof apiVersion === 'string' && nearApiVersion(apiVersion)) return true;
   const agentish =
     spec !== null &&
@@ -76,7 +78,7 @@ export function nearMissDocument(value: unknown): boolean {
 export function hasNearMissSpec(text: string): boolean {
   const suspicious =
     [...text.matchAll(TOP_LEVEL_KIND)].some((m) => nearAgentKind(m[2]!)) ||
-    [...text.matchAll(TOP_LEVEL_API_VERSION)].some((m) => nearApiVersion(m[2]!));
+    [...text.matchAll(TOP_LEVEL_API_VERSION)].some((m) => m[2] === API_VERSION || nearApiVersion(m[2]!));
   if (!suspicious) return false;
   try {
     return parseAllDocuments(text).some(
@@ -95,18 +97,21 @@ export function looksLikeSpec(text: string): boolean {
 export interface SpecFiles {
   readonly files: readonly string[];
   readonly errors: readonly SpecError[];
+  /** YAML files found below the directories that are not specs (someone else's YAML). */
+  readonly ignored: readonly string[];
 }
 
-async function specsUnder(directory: string): Promise<string[]> {
+async function specsUnder(directory: string, ignored: string[]): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const found: string[] = [];
   for (const entry of entries) {
     const path = join(directory, entry.name);
     if (entry.isDirectory()) {
-      if (!SKIPPED_DIRECTORIES(entry.name)) found.push(...(await specsUnder(path)));
+      if (!SKIPPED_DIRECTORIES(entry.name)) found.push(...(await specsUnder(path, ignored)));
     } else if (entry.isFile() && SPEC_FILE.test(entry.name)) {
       if (looksLikeSpec(await readFile(path, 'utf8'))) found.push(path);
+      else ignored.push(path);
     }
   }
   return found;
@@ -116,6 +121,7 @@ async function specsUnder(directory: string): Promise<string[]> {
 export async function specFiles(paths: readonly string[]): Promise<SpecFiles> {
   const files: string[] = [];
   const errors: SpecError[] = [];
+  const ignored: string[] = [];
   for (const path of paths) {
     const isDirectory = await stat(path).then(
       (s) => s.isDirectory(),
@@ -125,7 +131,7 @@ export async function specFiles(paths: readonly string[]): Promise<SpecFiles> {
       files.push(path);
       continue;
     }
-    const found = await specsUnder(path);
+    const found = await specsUnder(path, ignored);
     if (found.length === 0) {
       errors.push({
         file: path,
@@ -137,5 +143,5 @@ export async function specFiles(paths: readonly string[]): Promise<SpecFiles> {
     }
     files.push(...found);
   }
-  return { files: [...new Set(files)], errors };
+  return { files: [...new Set(files)], errors, ignored };
 }

@@ -3,4 +3,6 @@ export type AcknowledgeableWarning =
   | 'shared-egress'
   | 'unreachable-gateway'
   | 'network-policies-disabled'
-  | 'broker-disabled';
+  | 'broker-disabled'
+  | 'wide-api-server-egress'
+  | 'wide-gateway-egress';

@@ -158,11 +158,13 @@ export function backendContainer(
 }
 
 /**
- * The backend's port name: its own name when that fits IANA's 15 characters, else `port-<number>`.
- * The semantic checks reject the one way two of them could still collide.
+ * The backend's port name: its own name when that is an IANA service name (at most 15 characters, a letter
+ * among them, no `--`), else `port-<number>`. The semantic checks reject the one way two of them could still
+ * collide.
  */
 export function portName(backend: PlannedBackend): string {
-  return backend.name.length <= 15 ? backend.name : `port-${backend.port}`;
+  const ianaName = backend.name.length <= 15 && /[a-z]/.test(backend.name) && !backend.name.includes('--');
+  return ianaName ? backend.name : `port-${backend.port}`;
 }
 
 /** The projected token a backend gets when `rbac.preset` is set: never mounted into toolchains. */

@@ -9,21 +9,22 @@ import { CACHE_ECOSYSTEM_NAMES, cacheEcosystem, isCacheEcosystem } from './cache
 import { cacheEnv, resolvedCacheUses } from './cache-plan.ts';
 import { PATHS } from './defaults.ts';
 import type { AgentPlan, PlannedCache, PlannedToolchain } from './plan.ts';
+import { NO_REJECTED_ENTRIES, type RejectedEntries } from './rejected-entries.ts';
 
 const MAX_NAME = 63;
 const RWX = 'ReadWriteMany';
 
-export function checkCaches(plan: AgentPlan): SpecProblem[] {
+export function checkCaches(plan: AgentPlan, rejected: RejectedEntries = NO_REJECTED_ENTRIES): SpecProblem[] {
   return [
-    ...checkDeclaredCaches(plan),
-    ...plan.toolchains.flatMap((t, i) => checkCacheUses(plan, t, i)),
+    ...checkDeclaredCaches(plan, rejected),
+    ...plan.toolchains.flatMap((t, i) => checkCacheUses(plan, t, i, rejected)),
     ...checkSharing(plan),
     ...plan.toolchains.flatMap((t, i) => checkPhase(plan, t, i)),
     ...checkCachePaths(plan),
   ];
 }
 
-function checkDeclaredCaches(plan: AgentPlan): SpecProblem[] {
+function checkDeclaredCaches(plan: AgentPlan, rejected: RejectedEntries): SpecProblem[] {
   const problems: SpecProblem[] = [];
   const first = new Map<string, PlannedCache>();
   for (const cache of plan.caches) {
@@ -49,7 +50,11 @@ function checkDeclaredCaches(plan: AgentPlan): SpecProblem[] {
         message: `volume name "${cache.volumeName}" would be ${cache.volumeName.length} characters, more than Kubernetes allows (${MAX_NAME})`,
         hint: 'shorten the cache name',
       });
-    if (!plan.toolchains.some((t) => t.caches.some((use) => use.name === cache.name)))
+    // A toolchain the schema rejected may be the one that uses it.
+    if (
+      !rejected.any('toolchains') &&
+      !plan.toolchains.some((t) => t.caches.some((use) => use.name === cache.name))
+    )
       problems.push({
         path: `${cache.specPath}/name`,
         message: `cache "${cache.name}" is declared, but no toolchain uses it`,
@@ -70,13 +75,19 @@ function checkDeclaredCaches(plan: AgentPlan): SpecProblem[] {
   return problems;
 }
 
-function checkCacheUses(plan: AgentPlan, toolchain: PlannedToolchain, index: number): SpecProblem[] {
+function checkCacheUses(
+  plan: AgentPlan,
+  toolchain: PlannedToolchain,
+  index: number,
+  rejected: RejectedEntries,
+): SpecProblem[] {
   const problems: SpecProblem[] = [];
   const declared = [...new Set(plan.caches.map((c) => c.name))];
   const seen = new Map<string, string>();
   const ecosystems = new Map<string, string>();
   for (const use of toolchain.caches) {
     if (!use.cache) {
+      if (rejected.has('caches', use.name)) continue;
       const guess = closestMatch(use.name, declared);
       problems.push({
         path: `${use.specPath}/name`,

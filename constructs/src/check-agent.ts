@@ -6,6 +6,7 @@ import { acceptedPart } from '../../schema/src/accepted-part.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { friendlyProblems, type SpecProblem, schemaErrors } from '../../schema/src/validator.ts';
 import { type AgentPlan, planAgent } from './plan.ts';
+import { rejectedEntries } from './rejected-entries.ts';
 import { checkAgentPlan } from './semantic-checks.ts';
 
 export type AgentCheck =
@@ -29,7 +30,7 @@ export function checkAgentDocument(document: unknown): AgentCheck {
   const accepted = acceptedPart(document, errors);
   if (!accepted) return { ok: false, problems };
   const within = (path: string, removed: string) => path === removed || path.startsWith(`${removed}/`);
-  const semantic = checkAgentPlan(planAgent(accepted.agent))
+  const semantic = checkAgentPlan(planAgent(accepted.agent), rejectedEntries(document, accepted.removed))
     .map((problem) => ({ ...problem, path: accepted.originalPointer(problem.path) }))
     // A problem about a place a default filled in for a rejected value is not the spec's.
     .filter((problem) => !accepted.removed.some((removed) => within(problem.path, removed)));

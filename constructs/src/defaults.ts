@@ -55,7 +55,6 @@ export const DEFAULT_LIMITS = {
 
 export const DEFAULT_MODEL_EGRESS = { cidrs: ['0.0.0.0/0'], ports: [443] };
 export const DEFAULT_REGISTRY_EGRESS = { cidrs: ['0.0.0.0/0'], ports: [443] };
-export const DEFAULT_API_SERVER_EGRESS = { cidrs: ['0.0.0.0/0'], ports: [443, 6443] };
 export const DEFAULT_DNS = { namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' } };
 
 /** Where toolyard's own images are published: `<prefix>/<image name>:<package version>`. */

@@ -5,6 +5,7 @@
  * pod's egress is exactly what it declares, and the agent pod only needs to reach its MCP port.
  */
 
+import { isParsedCidr, parseCidr } from '../../schema/src/cidr.ts';
 import type { AcknowledgeableWarning } from './acknowledgeable-warnings.ts';
 import { deployedGateways, podToolchains, sidecarToolchains } from './plan.ts';
 import type {
@@ -125,7 +126,7 @@ export function agentPodEgress(plan: AgentPlan): PodEgress {
   if (plan.broker.enabled) {
     const callers = plan.broker.callers.filter((c) => c.pod === plan.names.workload).map((c) => c.name);
     if (callers.length > 0) grants.push(brokerGrant(plan, callers));
-    if (plan.rbacPreset !== 'none') {
+    if (plan.rbacPreset !== 'none' && plan.network.apiServerEgress) {
       grants.push(cidrGrant('Kubernetes API server', plan.network.apiServerEgress, backends));
     }
     return { pod: plan.names.workload, containers: everyone, restricted: plan.network.enabled, grants };
@@ -136,7 +137,7 @@ export function agentPodEgress(plan: AgentPlan): PodEgress {
       grants.push(cidrGrant(`external MCP gateway "${gateway.name}"`, gateway.egress, backends));
     }
   }
-  if (plan.rbacPreset !== 'none') {
+  if (plan.rbacPreset !== 'none' && plan.network.apiServerEgress) {
     grants.push(cidrGrant('Kubernetes API server', plan.network.apiServerEgress, backends));
   }
   const registryUsers = toolchains.filter((t) => t.egress === 'registries').map((t) => t.containerName);
@@ -161,7 +162,7 @@ export function gatewayPodEgress(plan: AgentPlan, gateway: PlannedDeployedGatewa
       neededBy: [container],
     },
   ];
-  if (gateway.kubernetes) {
+  if (gateway.kubernetes && plan.network.apiServerEgress) {
     grants.push(cidrGrant('Kubernetes API server', plan.network.apiServerEgress, [container]));
   }
   if (gateway.egress) grants.push(cidrGrant('declared gateway egress', gateway.egress, [container]));
@@ -227,22 +228,19 @@ function brokerGrant(plan: AgentPlan, neededBy: readonly string[]): EgressGrant 
 }
 
 /**
- * Whether a range lies inside `::ffff:0:0/96`, the IPv4-mapped IPv6 addresses. The API server reads such a range
- * as the IPv4 range it maps (so `::ffff:0:0/96` is "0.0.0.0/0" to it) and refuses it as an `except` of `::/0`
- * ("must be a strict subset of `cidr`", found by applying to a real API server). No packet carries one: a
- * connection to an IPv4-mapped address leaves as IPv4, where the IPv4 block's `except` list applies. The broker
- * keeps refusing them after resolution (its own check); the NetworkPolicy leaves them out.
+ * `0.0.0.0/0` and `::/0`, each minus the denied ranges of its family. IPv4-mapped ranges (`::ffff:0:0/96`) stay
+ * with the broker, which unmaps the addresses it resolves: no packet carries such an address (a connection to one
+ * is an IPv4 connection, which the IPv4 ranges cover), and the API server refuses them in an `ipBlock`.
  */
-function ipv4Mapped(cidr: string): boolean {
-  return /^::ffff:(0:0|[0-9a-f]{1,4}:[0-9a-f]{1,4}|\d+\.\d+\.\d+\.\d+)\/(9[6-9]|1[0-2]\d)$/i.test(cidr);
-}
-
-/** `0.0.0.0/0` and `::/0`, each minus the denied ranges of its family (IPv4-mapped ranges: see `ipv4Mapped`). */
 export function internetBlocks(deniedCidrs: readonly string[]): { cidr: string; except: string[] }[] {
   const v6 = (cidr: string) => cidr.includes(':');
+  const inPolicy = (cidr: string) => {
+    const parsed = parseCidr(cidr);
+    return !isParsedCidr(parsed) || !parsed.ipv4Mapped;
+  };
   return [
     { cidr: '0.0.0.0/0', except: deniedCidrs.filter((c) => !v6(c) && c !== '0.0.0.0/0') },
-    { cidr: '::/0', except: deniedCidrs.filter((c) => v6(c) && c !== '::/0' && !ipv4Mapped(c)) },
+    { cidr: '::/0', except: deniedCidrs.filter((c) => v6(c) && c !== '::/0' && inPolicy(c)) },
   ];
 }
 

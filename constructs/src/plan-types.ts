@@ -349,7 +349,8 @@ export interface PlannedNetwork {
   readonly enabled: boolean;
   readonly modelEgress: EgressRule;
   readonly registryEgress: EgressRule;
-  readonly apiServerEgress: EgressRule;
+  /** Where the API server is, for pods with Kubernetes authority; no default (api-server-egress.ts). */
+  readonly apiServerEgress: EgressRule | undefined;
   readonly dns: { readonly namespace: string; readonly podLabels: Labels };
   readonly agentIngressFrom: readonly { readonly namespace?: string; readonly podLabels: Labels }[];
 }

@@ -118,7 +118,7 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
       enabled: network.enabled ?? true,
       modelEgress: network.modelEgress ?? D.DEFAULT_MODEL_EGRESS,
       registryEgress: network.registryEgress ?? D.DEFAULT_REGISTRY_EGRESS,
-      apiServerEgress: network.apiServerEgress ?? D.DEFAULT_API_SERVER_EGRESS,
+      apiServerEgress: network.apiServerEgress,
       dns: {
         namespace: network.dns?.namespace ?? D.DEFAULT_DNS.namespace,
         podLabels: network.dns?.podLabels ? definedEntries(network.dns.podLabels) : D.DEFAULT_DNS.podLabels,
@@ -135,7 +135,7 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
       const subject =
         ack.warning === 'shared-egress'
           ? ack.toolchain
-          : ack.warning === 'unreachable-gateway'
+          : ack.warning === 'unreachable-gateway' || ack.warning === 'wide-gateway-egress'
             ? ack.gateway
             : undefined;
       return {

@@ -4,19 +4,29 @@
  * (a workspace every pod can mount, a bearer token unless explicitly waived).
  */
 import type { SpecProblem } from '../../schema/src/validator.ts';
+import { checkApiServerEgress } from './api-server-egress.ts';
 import { BACKEND_BROKER_ENV_NAMES, gitHardeningEnv, portName } from './backend-container.ts';
 import { checkBroker } from './broker-checks.ts';
 import { checkCaches } from './cache-checks.ts';
 import { checkCodeMode } from './code-mode-checks.ts';
 import { BROKER_TOKEN_DIR, CLIENT_CONFIG_PATHS, PATHS } from './defaults.ts';
+import { checkKubernetesValues } from './kubernetes-checks.ts';
 import { clientConfigEnv, clientConfigProblems, mcpServerEntries } from './mcp-client-configs.ts';
 import { checkObservability } from './observability-checks.ts';
 import { type AgentPlan, podToolchains, sidecarToolchains } from './plan.ts';
+import { NO_REJECTED_ENTRIES, type RejectedEntries } from './rejected-entries.ts';
 
 const MAX_NAME = 63;
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
-export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
+/**
+ * Every semantic problem of a plan. `rejected`: entries the schema rejected from the document the plan was made
+ * of (see check-agent.ts), which references may still name.
+ */
+export function checkAgentPlan(
+  plan: AgentPlan,
+  rejected: RejectedEntries = NO_REJECTED_ENTRIES,
+): SpecProblem[] {
   return [
     ...checkUniqueNames(plan),
     ...checkPorts(plan),
@@ -28,20 +38,22 @@ export function checkAgentPlan(plan: AgentPlan): SpecProblem[] {
     ...checkGatewayUrls(plan),
     ...checkEnv(plan),
     ...checkPortNames(plan),
-    ...checkAcknowledgements(plan),
+    ...checkAcknowledgements(plan, rejected),
     ...checkBroker(plan),
-    ...checkCaches(plan),
+    ...checkApiServerEgress(plan),
+    ...checkCaches(plan, rejected),
     ...checkObservability(plan),
     ...checkCodeMode(
       plan,
       plan.toolchains.map((t) => (t.limits as { confinement?: string }).confinement),
     ),
+    ...checkKubernetesValues(plan),
     ...clientConfigProblems(plan),
   ];
 }
 
 /** An acknowledgement must name a toolchain or gateway of this spec, once. */
-function checkAcknowledgements(plan: AgentPlan): SpecProblem[] {
+function checkAcknowledgements(plan: AgentPlan, rejected: RejectedEntries): SpecProblem[] {
   const problems: SpecProblem[] = [];
   const seen = new Set<string>();
   for (const ack of plan.acknowledgements) {
@@ -55,7 +67,10 @@ function checkAcknowledgements(plan: AgentPlan): SpecProblem[] {
       ack.warning === 'shared-egress'
         ? ['toolchain', plan.toolchains.map((t) => t.name)]
         : ['gateway', plan.gateways.map((g) => g.name)];
-    if (!names.includes(ack.subject)) {
+    if (
+      !names.includes(ack.subject) &&
+      !rejected.has(`${field}s` as 'toolchains' | 'gateways', ack.subject)
+    ) {
       problems.push({
         path: `${ack.path}/${field}`,
         message: `no ${field} "${ack.subject}" in this spec`,
@@ -80,7 +95,7 @@ function checkPortNames(plan: AgentPlan): SpecProblem[] {
     'Service port name',
   ).map((p) => ({
     ...p,
-    hint: 'a backend name longer than 15 characters is exposed as port-<port>; rename the backend that clashes',
+    hint: 'a backend name longer than 15 characters, without a letter or with "--" is exposed as port-<port>; rename the backend that clashes',
   }));
 }
 

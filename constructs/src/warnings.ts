@@ -3,6 +3,7 @@
  * purpose (with the reason), and acknowledgements that no longer match anything (themselves warnings, so
  * they do not outlive the situation they accepted).
  */
+import { wideEgressWarnings } from './api-server-egress.ts';
 import { egressWarnings, type RenderWarning } from './effective-egress.ts';
 import type { AgentPlan, PlannedAcknowledgement } from './plan.ts';
 
@@ -22,7 +23,7 @@ function matches(ack: PlannedAcknowledgement, warning: RenderWarning): boolean {
 }
 
 export function agentWarnings(plan: AgentPlan): AgentWarnings {
-  const raw = egressWarnings(plan);
+  const raw = [...egressWarnings(plan), ...wideEgressWarnings(plan)];
   const warnings: RenderWarning[] = [];
   const acknowledged: AcknowledgedWarning[] = [];
   for (const warning of raw) {

@@ -7,13 +7,17 @@
  *    says `"type": "commonjs"`. One CommonJS implementation serves `require` (cdk8s's own TypeScript template,
  *    ts-node, jest) and `import` (Node's ESM loader sees the named exports through esbuild's export
  *    annotation), so an app can never load two copies of a construct class.
- * 3. Declarations get `.js` specifiers for the same files, and lib/ is written only when every step passed.
+ * 3. Declarations that import zod are rewritten without it (zod-free-declarations.ts: zod's own declarations
+ *    need `esModuleInterop`, which the cdk8s template does not set), get `.js` specifiers for the same files,
+ *    and lib/ is written only when every step passed.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { transform } from 'esbuild';
+import ts from 'typescript';
+import { rewriteZodDeclarations } from './zod-free-declarations.ts';
 
 const run = promisify(execFile);
 
@@ -45,6 +49,14 @@ export function declarationSpecifiers(text: string): string {
   return text.replace(/(from\s+|import\()(['"])(\.{1,2}\/[^'"]+)\.ts\2/g, '$1$2$3.js$2');
 }
 
+/** The compiler options of tsconfig.build.json, as the declarations were emitted with. */
+function buildOptions(root: string): ts.CompilerOptions {
+  const path = join(root, 'tsconfig.build.json');
+  const config = ts.readConfigFile(path, ts.sys.readFile);
+  if (config.error) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, '\n'));
+  return ts.parseJsonConfigFileContent(config.config, ts.sys, root).options;
+}
+
 export async function buildLib(root: string, outDir = join(root, 'lib')): Promise<string> {
   await mkdir(dirname(outDir), { recursive: true });
   const staging = await mkdtemp(`${outDir}.staging-`);
@@ -55,6 +67,12 @@ export async function buildLib(root: string, outDir = join(root, 'lib')): Promis
     }).catch((error: { stdout?: string; stderr?: string }) => {
       throw new Error(`tsc -p tsconfig.build.json failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
     });
+    const declarations = new Map(
+      (await filesUnder(staging))
+        .filter((file) => file.endsWith('.d.ts'))
+        .map((file) => [file, join(root, relative(staging, file)).replace(/\.d\.ts$/, '.ts')] as const),
+    );
+    await rewriteZodDeclarations(declarations, buildOptions(root));
     for (const file of await filesUnder(staging)) {
       const text = await readFile(file, 'utf8');
       if (file.endsWith('.d.ts')) await writeFile(file, declarationSpecifiers(text));

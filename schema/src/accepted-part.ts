@@ -49,6 +49,11 @@ function removalFor(error: ErrorObject, document: unknown): string {
   if (error.keyword === 'additionalProperties') {
     return joinPointer(error.instancePath, String(error.params['additionalProperty']));
   }
+  // A map's key that breaks its rule (a label key with two slashes): the entry goes, not the map.
+  if (error.propertyName !== undefined) return joinPointer(error.instancePath, error.propertyName);
+  if (error.keyword === 'propertyNames') {
+    return joinPointer(error.instancePath, String(error.params['propertyName']));
+  }
   const segments = splitPointer(error.instancePath);
   for (let i = segments.length - 1; i >= 0; i--) {
     const container = valueAt(document, segments.slice(0, i));

@@ -32,6 +32,7 @@ export type JsonSchema = {
   readonly anyOf?: readonly JsonSchema[];
   readonly allOf?: readonly JsonSchema[];
   readonly not?: JsonSchema;
+  readonly propertyNames?: JsonSchema;
   readonly if?: JsonSchema;
   readonly then?: JsonSchema;
   readonly else?: JsonSchema;

@@ -2,7 +2,17 @@
  * Parses spec text (YAML or JSON, one or more `---`-separated documents), validates each document against
  * the Agent schema and maps every problem to `file:line`. Isomorphic: takes text, never touches the disk.
  */
-import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from 'yaml';
+import {
+  type Alias,
+  type Document,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseAllDocuments,
+  visit,
+} from 'yaml';
 import type { ToolyardAgent } from './types.generated.ts';
 import { type SpecProblem, splitPointer, validateAgentDocument } from './validator.ts';
 
@@ -79,8 +89,13 @@ export function parseSpecDocuments(text: string, file: string): ParseResult {
       });
     }
     if (doc.errors.length > 0) continue;
+    const value = documentValue(doc, lineCounter);
+    if (!value.ok) {
+      errors.push({ file, ...value.error, message: `${prefix}${value.error.message}` });
+      continue;
+    }
     documents.push({
-      value: doc.toJS({ maxAliasCount: 100 }),
+      value: value.value,
       prefix,
       lineOf: (pointer: string) => lineOfPointer(doc, lineCounter, pointer),
       plainScalarAt: (pointer: string) => plainScalarAt(doc, text, pointer),
@@ -88,6 +103,46 @@ export function parseSpecDocuments(text: string, file: string): ParseResult {
   }
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, documents };
+}
+
+/**
+ * A document's value. The YAML parser accepts `*name` without an `&name` anchor before it (and aliases beyond
+ * the limit that stops an alias bomb); turning it into a value then fails: report that at the alias.
+ */
+function documentValue(
+  doc: Document,
+  lineCounter: LineCounter,
+): { ok: true; value: unknown } | { ok: false; error: Omit<SpecError, 'file'> } {
+  try {
+    return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
+  } catch (error) {
+    // The first alias without an anchor, else (too many aliases) the first alias.
+    let unresolved: Alias | undefined;
+    let first: Alias | undefined;
+    visit(doc, {
+      Alias(_key, node) {
+        first ??= node;
+        if (node.resolve(doc) !== undefined) return undefined;
+        unresolved = node;
+        return visit.BREAK;
+      },
+    });
+    const at = unresolved ?? first;
+    const line = at?.range ? lineCounter.linePos(at.range[0]).line : 0;
+    return {
+      ok: false,
+      error: {
+        line,
+        path: '',
+        message: `not YAML: ${(error as Error).message.split('\n')[0]}`,
+        ...(unresolved
+          ? {
+              hint: `"*${unresolved.source}" is read as a YAML alias: quote a value that starts with "*", e.g. "*${unresolved.source}"`,
+            }
+          : {}),
+      },
+    };
+  }
 }
 
 /** Parses and schema-validates every document in `text`. All problems of all documents are reported. */

@@ -3,6 +3,11 @@
 // Regenerate with: npm run gen
 
 /**
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "LabelValue".
+ */
+export type LabelValue = string;
+/**
  * Where the workspace lives: a pod-local `emptyDir`, an existing PersistentVolumeClaim (`claimName`), or a new claim (`storage`): a claim template that turns the agent into a StatefulSet, or, when a toolchain has `placement: pod`, one PersistentVolumeClaim that every pod mounts (it must then be ReadWriteMany).
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
@@ -29,6 +34,8 @@ export type DnsLabel = string;
  */
 export type Gateway = DeployedGateway | ExternalGateway;
 /**
+ * An IPv4 or IPv6 range in CIDR notation, with no bits set after the prefix: `10.0.0.0/8`, `203.0.113.7/32`, `fd00::/8`.
+ *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "Cidr".
  */
@@ -44,12 +51,17 @@ export type Port = number;
  */
 export type DnsSubdomain = string;
 /**
- * One render warning accepted on purpose. `shared-egress` names its `toolchain`, `unreachable-gateway` its `gateway`; `network-policies-disabled` and `broker-disabled` name nothing.
+ * One render warning accepted on purpose. `shared-egress` names its `toolchain`, `unreachable-gateway` and `wide-gateway-egress` their `gateway`; `network-policies-disabled`, `broker-disabled` and `wide-api-server-egress` name nothing.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "WarningAcknowledgement".
  */
 export type WarningAcknowledgement = WarningAcknowledgement1;
+/**
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "LabelKey".
+ */
+export type LabelKey = string;
 /**
  * `read-only`: get/list/watch on workload, networking and config kinds, never Secrets. `namespace-write`: read-only plus bounded writes; never Secrets, RBAC, pods/exec, escalate/bind/impersonate.
  *
@@ -58,7 +70,14 @@ export type WarningAcknowledgement = WarningAcknowledgement1;
  */
 export type RbacPreset = 'read-only' | 'namespace-write';
 /**
- * A Kubernetes quantity.
+ * A key in a Secret: letters, digits, `-`, `_` and `.`, not `.` or starting with `..`.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "SecretKey".
+ */
+export type SecretKey = string;
+/**
+ * A Kubernetes quantity, not negative: a decimal number and an optional suffix (`m`, `k`, `M`, `G`, `Ki`, `Mi`, `Gi`, … or an exponent `e3`).
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "Quantity".
@@ -69,6 +88,11 @@ export type Quantity = string;
  * via the `definition` "EnvName".
  */
 export type EnvName = string;
+/**
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "Dns1035Label".
+ */
+export type Dns1035Label = string;
 
 /**
  * A toolyard Agent: model backends, toolchain sidecars, MCP gateways and their policy, rendered by toolyard into Kubernetes manifests.
@@ -97,26 +121,26 @@ export interface ToolyardAgent {
  */
 export interface AgentMetadata {
   /**
-   * Agent name: a DNS-1123 label of at most 40 characters, so that `<name>-<component>` object names stay within Kubernetes' 63-character limit.
+   * Agent name: a DNS-1035 label (lower-case letters, digits and `-`, starting with a letter: the agent's Service is named after it) of at most 40 characters, so that `<name>-<component>` object names stay within Kubernetes' 63-character limit.
    */
   name: string;
   /**
    * Namespace of every generated object.
    */
   namespace?: string;
-  labels?: StringMap;
-  annotations?: StringMap1;
+  labels?: Labels;
+  annotations?: Annotations;
 }
 /**
- * Extra labels added to every generated object and pod (the `app.kubernetes.io/*` labels are toolyard's and cannot be overridden).
+ * Extra labels added to every generated object and pod (the `app.kubernetes.io/*` labels are toolyard's and cannot be overridden). Keys and values follow Kubernetes' label rules.
  */
-export interface StringMap {
-  [k: string]: string | undefined;
+export interface Labels {
+  [k: string]: LabelValue | undefined;
 }
 /**
- * Extra annotations added to every generated object.
+ * Extra annotations added to every generated object (keys follow Kubernetes' annotation-key rules; at most 256 KiB in all).
  */
-export interface StringMap1 {
+export interface Annotations {
   [k: string]: string | undefined;
 }
 /**
@@ -218,7 +242,7 @@ export interface Backend {
    * Arguments to the entrypoint.
    */
   args?: string[];
-  env?: StringMap2;
+  env?: EnvMap;
   /**
    * Environment variables read from Secrets by reference (`secretKeyRef`); toolyard never emits Secret data. Not for provider keys while the broker is on: those go in `model.apiKeySecret`, so only the broker holds them.
    */
@@ -266,7 +290,7 @@ export interface Image {
 /**
  * Plain environment variables (never credentials: use `secretEnv`).
  */
-export interface StringMap2 {
+export interface EnvMap {
   [k: string]: string | undefined;
 }
 /**
@@ -302,15 +326,15 @@ export interface Resources {
  */
 export interface ResourceList {
   /**
-   * A Kubernetes quantity.
+   * A Kubernetes quantity, not negative: a decimal number and an optional suffix (`m`, `k`, `M`, `G`, `Ki`, `Mi`, `Gi`, … or an exponent `e3`).
    */
   cpu?: string;
   /**
-   * A Kubernetes quantity.
+   * A Kubernetes quantity, not negative: a decimal number and an optional suffix (`m`, `k`, `M`, `G`, `Ki`, `Mi`, `Gi`, … or an exponent `e3`).
    */
   memory?: string;
   /**
-   * A Kubernetes quantity.
+   * A Kubernetes quantity, not negative: a decimal number and an optional suffix (`m`, `k`, `M`, `G`, `Ki`, `Mi`, `Gi`, … or an exponent `e3`).
    */
   'ephemeral-storage'?: string;
 }
@@ -406,7 +430,7 @@ export interface Toolchain {
    * The caches of `spec.workspace.caches` this toolchain uses, each mounted at `/var/cache/toolyard/<name>` with its ecosystem's variables set in the container and in every call. At most one cache per ecosystem.
    */
   caches?: CacheUse[];
-  env?: StringMap3;
+  env?: EnvMap1;
   auth?: ToolchainAuth;
   resources?: Resources1;
 }
@@ -557,7 +581,7 @@ export interface CacheUse {
 /**
  * Plain environment variables for the toolchain (visible to the server; children see only the server's allowlist).
  */
-export interface StringMap3 {
+export interface EnvMap1 {
   [k: string]: string | undefined;
 }
 /**
@@ -681,13 +705,13 @@ export interface DnsEgress {
    * Namespace of the DNS pods.
    */
   namespace?: string;
-  podLabels?: StringMap4;
+  podLabels?: Labels1;
 }
 /**
  * Labels of the DNS pods.
  */
-export interface StringMap4 {
-  [k: string]: string | undefined;
+export interface Labels1 {
+  [k: string]: LabelValue | undefined;
 }
 /**
  * Pods selected by labels in a namespace.
@@ -700,13 +724,13 @@ export interface PeerSelector {
    * Namespace of the pods; the agent's namespace when omitted.
    */
   namespace?: string;
-  podLabels: StringMap5;
+  podLabels: Labels2;
 }
 /**
  * Labels the pods carry.
  */
-export interface StringMap5 {
-  [k: string]: string | undefined;
+export interface Labels2 {
+  [k: string]: LabelValue | undefined;
 }
 /**
  * The toolchain server image whose `/opt/toolyard` bundle is copied into bring-your-own toolchain images.
@@ -724,25 +748,31 @@ export interface ToolchainServerSettings {
  * via the `definition` "ServiceAccountSettings".
  */
 export interface ServiceAccountSettings {
-  annotations?: StringMap6;
+  annotations?: Annotations1;
 }
 /**
  * Annotations such as cloud workload identity bindings.
  */
-export interface StringMap6 {
+export interface Annotations1 {
   [k: string]: string | undefined;
 }
 export interface WarningAcknowledgement1 {
   /**
-   * The warning's code: `shared-egress` (a toolchain shares more egress than it asked for, because NetworkPolicy selects pods), `unreachable-gateway` (no egress rule covers an external gateway's URL), `network-policies-disabled`, `broker-disabled` (`spec.broker.enabled: false`: backends hold provider keys and pods get CIDR egress).
+   * The warning's code: `shared-egress` (a toolchain shares more egress than it asked for, because NetworkPolicy selects pods), `unreachable-gateway` (no egress rule covers an external gateway's URL), `network-policies-disabled`, `broker-disabled` (`spec.broker.enabled: false`: backends hold provider keys and pods get CIDR egress), `wide-api-server-egress` (`networkPolicy.apiServerEgress` is wider than a control plane: /24, IPv6 /64), `wide-gateway-egress` (a deployed gateway declares egress that wide).
    */
-  warning: 'shared-egress' | 'unreachable-gateway' | 'network-policies-disabled' | 'broker-disabled';
+  warning:
+    | 'shared-egress'
+    | 'unreachable-gateway'
+    | 'network-policies-disabled'
+    | 'broker-disabled'
+    | 'wide-api-server-egress'
+    | 'wide-gateway-egress';
   /**
    * The toolchain a `shared-egress` warning is about.
    */
   toolchain?: string;
   /**
-   * The gateway an `unreachable-gateway` warning is about.
+   * The gateway an `unreachable-gateway` or `wide-gateway-egress` warning is about.
    */
   gateway?: string;
   /**
@@ -837,11 +867,16 @@ export interface ObservabilitySettings {
    */
   protocol?: 'http/protobuf' | 'http/json';
   sampling?: ObservabilitySampling;
-  resourceAttributes?: StringMap8;
+  /**
+   * Extra OpenTelemetry resource attributes on every span and CLI signal, besides `toolyard.agent`, `k8s.namespace.name` and `service.name`, which toolyard sets. Values are visible to anyone who reads the traces: no secrets.
+   */
+  resourceAttributes?: {
+    [k: string]: string | undefined;
+  };
   /**
    * Keys of `metadata.labels` copied as resource attributes (`team`, `cost-center`), so traces and CLI metrics can be split by team.
    */
-  teamLabels?: string[];
+  teamLabels?: LabelKey[];
   export?: ObservabilitySignals;
   metrics?: ObservabilityMetrics;
 }
@@ -856,14 +891,14 @@ export interface OtlpEndpoint {
    * The collector's OTLP/HTTP base URL: `http://<service>.<namespace>.svc:<port>` in the cluster, `https://…` outside it.
    */
   url: string;
-  collectorPodLabels?: StringMap7;
+  collectorPodLabels?: Labels3;
   credential?: OtlpCredential;
 }
 /**
  * In-cluster only: labels of the collector's pods, which the broker's NetworkPolicy lets it reach on the URL's port.
  */
-export interface StringMap7 {
-  [k: string]: string | undefined;
+export interface Labels3 {
+  [k: string]: LabelValue | undefined;
 }
 /**
  * A key the collector requires, mounted into the broker alone and set as a header on every export.
@@ -887,12 +922,6 @@ export interface ObservabilitySampling {
    * Share of new traces recorded, 0 to 1.
    */
   ratio?: number;
-}
-/**
- * Extra OpenTelemetry resource attributes on every span and CLI signal, besides `toolyard.agent`, `k8s.namespace.name` and `service.name`, which toolyard sets. Values are visible to anyone who reads the traces: no secrets.
- */
-export interface StringMap8 {
-  [k: string]: string | undefined;
 }
 /**
  * What is exported over OTLP. toolyard's servers export traces; the agent CLIs export each signal they support (docs/observability.md has the table). Prometheus metrics are scraped either way.
@@ -977,7 +1006,7 @@ export interface DeployedGateway {
   replicas?: number;
   authority?: GatewayAuthority;
   auth?: GatewayAuth;
-  env?: StringMap9;
+  env?: EnvMap2;
   /**
    * Environment variables read from Secrets by reference.
    */
@@ -988,7 +1017,7 @@ export interface DeployedGateway {
    */
   healthPath?: string;
   resources?: Resources3;
-  serviceAccountAnnotations?: StringMap10;
+  serviceAccountAnnotations?: Annotations2;
   /**
    * Whether backends may call this gateway's tools without an interactive approval (Claude Code permission rule, Codex `default_tools_approval_mode = "approve"`, Gemini CLI `trust`). Set false to withhold it: headless runs then cannot call the gateway at all.
    */
@@ -1033,7 +1062,7 @@ export interface GatewayAuth {
 /**
  * Plain environment variables.
  */
-export interface StringMap9 {
+export interface EnvMap2 {
   [k: string]: string | undefined;
 }
 /**
@@ -1066,7 +1095,7 @@ export interface Resources3 {
 /**
  * Annotations of the gateway ServiceAccount, such as cloud workload identity bindings for the authority it holds.
  */
-export interface StringMap10 {
+export interface Annotations2 {
   [k: string]: string | undefined;
 }
 /**
@@ -1121,10 +1150,30 @@ export interface Resources4 {
   limits?: ResourceList;
 }
 /**
+ * Kubernetes labels: keys are an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters (letters, digits, `-`, `_`, `.`, starting and ending with a letter or digit); values are empty or such a name.
+ *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
- * via the `definition` "StringMap".
+ * via the `definition` "Labels".
  */
-export interface StringMap11 {
+export interface Labels4 {
+  [k: string]: LabelValue | undefined;
+}
+/**
+ * Kubernetes annotations: keys as label keys, values any text.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "Annotations".
+ */
+export interface Annotations3 {
+  [k: string]: string | undefined;
+}
+/**
+ * Environment variables by name.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "EnvMap".
+ */
+export interface EnvMap3 {
   [k: string]: string | undefined;
 }
 /**

@@ -6,6 +6,7 @@ import type { ErrorObject } from 'ajv';
 import agentSchemaJson from '../agent.schema.json' with { type: 'json' };
 import { agentValidator } from './agent-validator.ts';
 import { type JsonSchema, propertiesOf, schemaNodesAt, titleOf } from './json-schema.ts';
+import { describePatternFailure } from './pattern-messages.ts';
 import { closestMatch } from './suggest.ts';
 import type { ToolyardAgent } from './types.generated.ts';
 
@@ -56,27 +57,36 @@ const REQUIRED_HINTS: readonly { field: string; parent: RegExp; hint: string }[]
   {
     field: 'gateway',
     parent: /^\/spec\/acknowledgedWarnings\/\d+$/,
-    hint: 'an "unreachable-gateway" acknowledgement names the gateway it accepts the warning for',
+    hint: 'an "unreachable-gateway" or "wide-gateway-egress" acknowledgement names the gateway it accepts the warning for',
   },
 ];
 
-const PATTERN_HINTS: Record<string, string> = {
-  '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$':
-    'use a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
-  '^[A-Za-z_][A-Za-z0-9_]*$':
-    'use an environment variable name: letters, digits and "_", not starting with a digit',
-  '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': 'use a Kubernetes quantity such as "500m", "1Gi" or "2"',
-  '^[A-Za-z0-9][A-Za-z0-9._+-]*$':
-    'use a bare command name such as "cargo": no path, no spaces, no arguments',
-  '^sha256:[a-f0-9]{64}$': 'use a digest of the form sha256:<64 hex characters>',
+/** Backend types under the names people know the CLIs by: `type: codex` is OpenAI's Codex CLI. */
+const BACKEND_TYPE_ALIASES: Readonly<Record<string, { type: string; what: string }>> = {
+  codex: { type: 'openai', what: "Codex (OpenAI's CLI)" },
+  'codex-cli': { type: 'openai', what: "Codex (OpenAI's CLI)" },
+  gpt: { type: 'openai', what: "the Codex CLI (OpenAI's models)" },
+  chatgpt: { type: 'openai', what: "the Codex CLI (OpenAI's models)" },
+  anthropic: { type: 'claude', what: "Claude Code (Anthropic's models)" },
+  'claude-code': { type: 'claude', what: 'Claude Code' },
+  google: { type: 'gemini', what: "the Gemini CLI (Google's models)" },
+  'gemini-cli': { type: 'gemini', what: 'the Gemini CLI' },
 };
+
+/** The hint of an enum failure when the value is a known alias (`type: codex`). */
+function aliasHint(path: string, got: unknown): string | undefined {
+  if (typeof got !== 'string' || !/^\/spec\/backends\/\d+\/type$/.test(path)) return undefined;
+  const alias = BACKEND_TYPE_ALIASES[got.toLowerCase()];
+  return alias ? `got ${JSON.stringify(got)}: ${alias.what} is type: ${alias.type}` : undefined;
+}
 
 export function friendlyProblems(errors: readonly ErrorObject[], root: unknown): SpecProblem[] {
   const problems: SpecProblem[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
-    // if/then/else failures repeat what the branch already reported.
-    if (error.keyword === 'if') continue;
+    // if/then/else failures repeat what the branch already reported; a propertyNames failure, what the key's
+    // own rule reported.
+    if (error.keyword === 'if' || error.keyword === 'propertyNames') continue;
     const problem = describe(error, root);
     const key = `${problem.path}\u0000${problem.message}`;
     if (seen.has(key)) continue;
@@ -86,7 +96,24 @@ export function friendlyProblems(errors: readonly ErrorObject[], root: unknown):
   return problems;
 }
 
+/** A failure of a map's key (`propertyNames`): located at the key, worded about the key. */
+function describeKey(error: ErrorObject, key: string): SpecProblem {
+  const path = joinPointer(error.instancePath, key);
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'pattern') {
+    const described = describePatternFailure(String(params['pattern']), key);
+    if (described) return { path, ...described };
+  }
+  if (error.keyword === 'maxLength')
+    return {
+      path,
+      message: `key ${JSON.stringify(key)} is longer than ${String(params['limit'])} characters`,
+    };
+  return { path, message: `key ${JSON.stringify(key)} fails the schema's "${error.keyword}" rule` };
+}
+
 function describe(error: ErrorObject, root: unknown): SpecProblem {
+  if (error.propertyName !== undefined) return describeKey(error, error.propertyName);
   const path = error.instancePath || '/';
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -96,7 +123,15 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
       const allowed = [...propertiesOf(agentSchema as JsonSchema, nodes).keys()].filter(
         (n) => n !== '$schema',
       );
-      const suggestion = closestMatch(field, allowed);
+      // A field of the other branch (a gateway's `url` misspelt makes it look like a deployed one) is a
+      // suggestion too.
+      const anyBranch = propertiesOf(
+        agentSchema as JsonSchema,
+        schemaNodesAt(agentSchema as JsonSchema, root, splitPointer(error.instancePath), 'all'),
+      );
+      const suggestion =
+        closestMatch(field, allowed) ??
+        (anyBranch.has(field) ? undefined : closestMatch(field, [...anyBranch.keys()]));
       const where = titleOf(nodes);
       return {
         path: joinPointer(error.instancePath, field),
@@ -130,7 +165,9 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
       return {
         path,
         message: `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`,
-        hint: `got ${JSON.stringify(got)}${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ''}`,
+        hint:
+          aliasHint(path, got) ??
+          `got ${JSON.stringify(got)}${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ''}`,
       };
     }
     case 'const': {
@@ -138,19 +175,22 @@ function describe(error: ErrorObject, root: unknown): SpecProblem {
       const got = valueAt(root, path);
       const suggestion =
         typeof got === 'string' && typeof allowed === 'string' ? closestMatch(got, [allowed]) : undefined;
+      const onlyKind =
+        path === '/kind' && !suggestion
+          ? `; toolyard.dev/v1alpha1 has one kind, ${JSON.stringify(allowed)}`
+          : '';
       return {
         path,
         message: `must be ${JSON.stringify(allowed)}`,
-        hint: `got ${JSON.stringify(got)}${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ''}`,
+        hint: `got ${JSON.stringify(got)}${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : onlyKind}`,
       };
     }
     case 'pattern': {
       const pattern = String(params['pattern']);
-      return {
-        path,
-        message: `${JSON.stringify(valueAt(root, path))} does not match ${pattern}`,
-        hint: PATTERN_HINTS[pattern],
-      };
+      const value = valueAt(root, path);
+      const described = describePatternFailure(pattern, value);
+      if (described) return { path, ...described };
+      return { path, message: `${JSON.stringify(value)} does not match ${pattern}` };
     }
     case 'type':
       return {

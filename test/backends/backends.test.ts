@@ -14,38 +14,27 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { renderAgent } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
-import { BUNDLE_PATH } from '../../toolchain-server/scripts/bundle.ts';
 import { freePort } from '../support/free-port.ts';
 import { requireBackendClis } from './backend-clis.ts';
-import { startFakeAnthropic } from './fake-anthropic.ts';
 import { type FakeGateway, startFakeGateway } from './fake-gateway.ts';
-import { startFakeGemini } from './fake-gemini.ts';
 import { type FakeApi, ModelScript } from './fake-model.ts';
-import { startFakeOpenAi } from './fake-openai.ts';
 import { markers, plantedGeminiSettings, plantWorkspace, WORKSPACE } from './planted-workspace.ts';
 import {
   canEmulatePods,
+  installServerBundle,
   PodVolumes,
   renderedPod,
   runContainer,
-  type StartedContainer,
-  startContainer,
+  type StartedServer,
+  startServer,
 } from './pod-emulation.ts';
+import { MODEL_SECRET_ENV, runStockCli, STOCK_CLIS, type StockCli, specBackends } from './stock-clis.ts';
 
 const AGENT = 'e2e';
 const NAMESPACE = 'agents';
@@ -59,18 +48,17 @@ function nonce(label: string): string {
   return `${label}-NONCE-${Math.random().toString(36).slice(2, 12)}`;
 }
 
+const PROMPT = 'Run the toolchain and the gateway.';
+
 interface Backend {
   readonly name: string;
-  readonly argv: readonly string[];
+  readonly cli: StockCli;
   readonly script: ModelScript;
-  readonly start: (script: ModelScript) => Promise<FakeApi>;
   api?: FakeApi;
 }
 
 const backendSecrets = {
-  ANTHROPIC_API_KEY: 'sk-ant-fake',
-  OPENAI_API_KEY: 'sk-fake',
-  GOOGLE_API_KEY: 'fake-google-key',
+  ...MODEL_SECRET_ENV,
   [`TOOLYARD_GATEWAY_${GATEWAY.toUpperCase()}_TOKEN`]: GATEWAY_TOKEN,
 };
 
@@ -78,7 +66,8 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
   let base: string;
   let volumes: PodVolumes;
   let workspace: string;
-  let toolchain: StartedContainer;
+  let cliDir: string;
+  let toolchain: StartedServer;
   let gateway: FakeGateway;
   let withheld: FakeGateway;
   let canary: FakeGateway;
@@ -99,35 +88,17 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
     withheld: true,
   };
   const plan = (tool: RegExp) => [toolchainCall(tool), gatewayCall, withheldCall];
-  const backends: Backend[] = [
-    {
-      name: 'claude',
-      argv: ['claude', '-p', 'Run the toolchain and the gateway.'],
-      script: new ModelScript(plan(/^mcp__toolchain-node__exec_allowed$/)),
-      start: startFakeAnthropic,
-    },
-    {
-      name: 'codex',
-      argv: ['codex', 'exec', 'Run the toolchain and the gateway.'],
-      script: new ModelScript(plan(/^mcp__toolchain_node\.exec_allowed$/)),
-      start: startFakeOpenAi,
-    },
-    {
-      name: 'gemini',
-      argv: ['gemini', '-p', 'Run the toolchain and the gateway.'],
-      script: new ModelScript(plan(/toolchain-node.*exec_allowed$/)),
-      start: startFakeGemini,
-    },
-  ];
+  const backends: Backend[] = [STOCK_CLIS.claude, STOCK_CLIS.codex, STOCK_CLIS.gemini].map((cli) => ({
+    name: cli.name,
+    cli,
+    script: new ModelScript(plan(cli.tool('toolchain-node', 'exec_allowed'))),
+  }));
 
   before(async () => {
     const reason = canEmulatePods();
     if (reason) throw new Error(reason);
-    const cliDir = requireBackendClis();
-    if (!existsSync(BUNDLE_PATH))
-      throw new Error(`no server bundle at ${BUNDLE_PATH}; run: npm run build:server`);
-    for (const backend of backends) backend.api = await backend.start(backend.script);
-    const [claudeApi, codexApi, geminiApi] = backends.map((b) => b.api as FakeApi);
+    cliDir = requireBackendClis();
+    for (const backend of backends) backend.api = await backend.cli.startApi(backend.script);
     const ports = {
       toolchain: await freePort(),
       health: await freePort(),
@@ -146,7 +117,6 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
       port: ports.withheld,
     });
     canary = await startFakeGateway({ toolName: 'planted_tool', answer: 'planted' });
-    const secret = (name: string) => ({ name, secretName: 'model-credentials', key: name.toLowerCase() });
     const spec: ToolyardAgent = {
       apiVersion: 'toolyard.dev/v1alpha1',
       kind: 'Agent',
@@ -157,41 +127,7 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
         // proof (real CLIs through the real broker) is test/broker-e2e/backends-broker.test.ts.
         broker: { enabled: false },
         acknowledgedWarnings: [{ warning: 'broker-disabled', reason: 'calls the fake model APIs directly' }],
-        backends: [
-          {
-            name: 'claude',
-            type: 'claude',
-            image: { repository: 'example/claude-code', tag: '2.1.330' },
-            port: 8080,
-            env: {
-              ANTHROPIC_BASE_URL: claudeApi?.url as string,
-              CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-            },
-            secretEnv: [secret('ANTHROPIC_API_KEY')],
-          },
-          {
-            name: 'codex',
-            type: 'openai',
-            image: { repository: 'example/codex', tag: '0.169.0' },
-            port: 8081,
-            secretEnv: [secret('OPENAI_API_KEY')],
-            // A model Codex has no metadata for gets plain function tools (no tool search), which the fake speaks.
-            settings: {
-              model: 'toolyard-fake-model',
-              openai_base_url: `${codexApi?.url}/v1`,
-              analytics: { enabled: false },
-            },
-          },
-          {
-            name: 'gemini',
-            type: 'gemini',
-            image: { repository: 'example/gemini-cli', tag: '0.61.0' },
-            port: 8082,
-            env: { GOOGLE_GENAI_USE_VERTEXAI: 'true', GOOGLE_VERTEX_BASE_URL: geminiApi?.url as string },
-            secretEnv: [secret('GOOGLE_API_KEY')],
-            settings: { privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } },
-          },
-        ],
+        backends: specBackends(backends.map((b) => [b.cli, b.api as FakeApi])),
         toolchains: [
           {
             name: 'node',
@@ -221,11 +157,7 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
     base = mkdtempSync(join(tmpdir(), 'toolyard-backends-'));
     volumes = new PodVolumes(join(base, 'volumes'), pod, configMaps);
 
-    // The init container copies the server bundle and a Node runtime into the shared emptyDir.
-    const bundle = volumes.hostPath('toolyard-server');
-    mkdirSync(join(bundle, 'bin'));
-    copyFileSync(process.execPath, join(bundle, 'bin', 'node'));
-    copyFileSync(BUNDLE_PATH, join(bundle, 'toolchain-server.mjs'));
+    installServerBundle(volumes);
 
     // The workspace is a git checkout (codex exec requires one), owned by the pod's uid like anything a
     // toolchain writes, and it holds the planted files.
@@ -235,29 +167,13 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
     execFileSync('chown', ['-R', '65532:65532', ...readdirSync(workspace).map((f) => join(workspace, f))]);
 
     imageMounts = { '/opt/backend-clis': cliDir, '/opt/node/bin': join(process.execPath, '..') };
-    toolchain = startContainer(volumes, 'toolchain-node', {
+    toolchain = await startServer(volumes, 'toolchain-node', {
       imageEnv: { PATH: '/usr/local/bin:/usr/bin:/bin' },
-    });
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`toolchain server did not start: ${out}`)), 30_000);
-      toolchain.child.stdout?.on('data', (chunk: Buffer) => {
-        out += chunk.toString('utf8');
-        if (out.includes('"event":"listening"')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      toolchain.done.then((r) => reject(new Error(`toolchain container exited ${r.code}: ${r.stderr}`)));
     });
   });
 
   after(async () => {
-    if (toolchain?.child.pid) {
-      try {
-        process.kill(-toolchain.child.pid, 'SIGKILL');
-      } catch {}
-    }
+    toolchain?.stop();
     await Promise.all([
       gateway?.close(),
       withheld?.close(),
@@ -302,21 +218,15 @@ describe('stock agent CLIs in the backend container as rendered', { timeout: 10 
 
   /** The backend image's own command: the CLI's plain headless invocation, in the workspace. */
   const runCli = (backend: Backend) =>
-    runContainer(volumes, backend.name, {
-      argv: backend.argv,
-      cwd: WORKSPACE,
-      imageMounts,
-      imageEnv: {
-        PATH: '/opt/backend-clis/node_modules/.bin:/opt/node/bin:/usr/local/bin:/usr/bin:/bin',
-        NO_COLOR: '1',
-      },
+    runStockCli(volumes, backend.cli, PROMPT, {
+      cliDir,
       secretEnv: backendSecrets,
       hosts: [`127.0.0.1 ${AGENT}-${GATEWAY}.${NAMESPACE}.svc ${AGENT}-${WITHHELD}.${NAMESPACE}.svc`],
       timeoutMs: CLI_TIMEOUT_MS,
     });
 
   for (const backend of backends) {
-    it(`${backend.name}: \`${backend.argv.join(' ')}\` calls the toolchain and the gateway and ignores the planted files`, async () => {
+    it(`${backend.name}: \`${backend.cli.argv(PROMPT).join(' ')}\` calls the toolchain and the gateway and ignores the planted files`, async () => {
       const canaryBefore = canary.requests.length;
       const result = await runCli(backend);
       const context = `exit ${result.code}\nstdout: ${result.stdout.slice(-2000)}\nstderr: ${result.stderr.slice(-3000)}`;

@@ -12,6 +12,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
+  copyFileSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -21,6 +22,12 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { KubeObject } from '../../constructs/src/render.ts';
+import {
+  CODEBOX_BINARY,
+  CONFINE_BINARY,
+  hostConfinePath,
+} from '../../toolchain-server/scripts/build-confine.ts';
+import { BUNDLE_PATH } from '../../toolchain-server/scripts/bundle.ts';
 
 interface KeyToPath {
   readonly key: string;
@@ -422,6 +429,82 @@ export function startContainer(
     });
   });
   return { child, done };
+}
+
+/**
+ * The init container's copy (`cp -R /opt/toolyard/. /toolyard/` from the toolchain-server image) into the pod's
+ * server bundle volume: a Node runtime (this process's), the server bundle, and the helpers the images carry
+ * beside them in `bin/` — `toolyard-confine` (kernel confinement of every call) and `toolyard-codebox` (code
+ * mode's last step) — from `npm run build:server`'s dist tree. Without the helpers a best-effort server runs its
+ * calls unconfined and `run_code` is unavailable, which no real pod does. Returns the volume's host directory.
+ */
+export function installServerBundle(volumes: PodVolumes, volume = 'toolyard-server'): string {
+  const helpers = [CONFINE_BINARY, CODEBOX_BINARY] as const;
+  const missing = [BUNDLE_PATH, ...helpers.map((h) => hostConfinePath(h))].filter((f) => !existsSync(f));
+  if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}; run: npm run build:server`);
+  const dir = volumes.hostPath(volume);
+  mkdirSync(join(dir, 'bin'));
+  copyFileSync(process.execPath, join(dir, 'bin', 'node'));
+  copyFileSync(BUNDLE_PATH, join(dir, 'toolchain-server.mjs'));
+  for (const helper of helpers) copyFileSync(hostConfinePath(helper), join(dir, 'bin', helper));
+  return dir;
+}
+
+export interface StartedServer extends StartedContainer {
+  /** Every JSON line the server wrote to stdout (its events and audit lines), in order, as they come. */
+  readonly lines: Record<string, unknown>[];
+  /** Kills the container's process group. */
+  stop(): void;
+}
+
+/**
+ * Starts a toolchain server container of the pod and resolves once it listens (its `listening` event), collecting
+ * its JSON lines; rejects with its output when it exits or does not listen within `timeoutMs`.
+ */
+export function startServer(
+  volumes: PodVolumes,
+  containerName: string,
+  options: RunOptions = {},
+  timeoutMs = 30_000,
+): Promise<StartedServer> {
+  const started = startContainer(volumes, containerName, options);
+  const lines: Record<string, unknown>[] = [];
+  const stop = () => {
+    try {
+      process.kill(-(started.child.pid as number), 'SIGKILL');
+    } catch {}
+  };
+  return new Promise<StartedServer>((resolve, reject) => {
+    let pending = '';
+    let listening = false;
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`${containerName} did not start within ${timeoutMs} ms: ${JSON.stringify(lines)}`));
+    }, timeoutMs);
+    started.child.stdout?.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      const complete = pending.split('\n');
+      pending = complete.pop() as string;
+      for (const line of complete) {
+        let event: Record<string, unknown>;
+        try {
+          event = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          continue;
+        }
+        lines.push(event);
+        if (event.event === 'listening' && !listening) {
+          listening = true;
+          clearTimeout(timer);
+          resolve({ ...started, lines, stop });
+        }
+      }
+    });
+    void started.done.then((r) => {
+      clearTimeout(timer);
+      if (!listening) reject(new Error(`${containerName} exited ${r.code}: ${r.stderr}${r.stdout}`));
+    });
+  });
 }
 
 /** True when this process can build mount namespaces (root with `unshare` and `chroot`). */

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
 import { DEFAULT_DENIED_CIDRS } from '../../toolchain-server/broker/config.ts';
@@ -60,6 +61,55 @@ describe('first bytes parser', () => {
     assert.equal(readFirstBytes(Buffer.from('GET / HTTP/1.1\r\nHo')).kind, 'incomplete');
     assert.equal(readFirstBytes(Buffer.from('GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n')).kind, 'invalid');
     assert.equal(readFirstBytes(Buffer.from('SSH-2.0-OpenSSH_9.6\r\n')).kind, 'other');
+  });
+
+  it('reads any RFC 9110 method as an HTTP request (tokens of any case and length), and only HTTP/1.x', () => {
+    const head = (line: string, host = 'evil.example') => Buffer.from(`${line}\r\nHost: ${host}\r\n\r\n`);
+    for (const method of [
+      'get',
+      'FOO',
+      'M-SEARCH',
+      'UNSUBSCRIBE',
+      'X_Y',
+      'a.b',
+      "!#$%&'*+^`|~",
+      'Q'.repeat(64),
+    ])
+      assert.deepEqual(
+        readFirstBytes(head(`${method} / HTTP/1.1`)),
+        { kind: 'http', host: 'evil.example' },
+        method,
+      );
+    assert.deepEqual(readFirstBytes(head('OPTIONS * HTTP/1.0')), { kind: 'http', host: 'evil.example' });
+    // The target names the site where it can: absolute-form, and a CONNECT's authority-form.
+    assert.deepEqual(readFirstBytes(head('propfind http://evil.example/ HTTP/1.1', 'evil.example')), {
+      kind: 'http',
+      host: 'evil.example',
+    });
+    assert.deepEqual(readFirstBytes(Buffer.from('CONNECT evil.example:443 HTTP/1.1\r\n\r\n')), {
+      kind: 'http',
+      host: 'evil.example:443',
+    });
+    assert.equal(readFirstBytes(head('CONNECT evil.example:443 HTTP/1.1', 'a.example')).kind, 'invalid');
+    // LF alone ends lines; a folded line or another version cannot be checked: refused on every port.
+    assert.deepEqual(readFirstBytes(Buffer.from('GET / HTTP/1.1\nHost: evil.example\n\n')), {
+      kind: 'http',
+      host: 'evil.example',
+    });
+    assert.equal(readFirstBytes(Buffer.from('GET / HTTP/1.1\r\nX: a\r\n Host: b\r\n\r\n')).kind, 'invalid');
+    assert.equal(readFirstBytes(Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n')).kind, 'invalid');
+    assert.equal(readFirstBytes(Buffer.from('GET / HTTP/3.0\r\nHost: a\r\n\r\n')).kind, 'invalid');
+    // Held while it may still become a request line; read as other bytes once it cannot.
+    for (const prefix of ['g', 'get', 'get ', 'get /x', 'get /x ', 'get /x HT', 'get /x HTTP/1.'])
+      assert.equal(readFirstBytes(Buffer.from(prefix)).kind, 'incomplete', prefix);
+    for (const bytes of [
+      'ping through the tunnel',
+      'get /x y',
+      'GET /evil\r\n\r\n',
+      '\u0000binary',
+      '{"a":1}',
+    ])
+      assert.equal(readFirstBytes(Buffer.from(bytes, 'latin1')).kind, 'other', bytes);
     assert.ok(namesTarget('A.Example.:443', 'a.example', 443));
     assert.ok(!namesTarget('a.example:8443', 'a.example', 443));
     assert.ok(!namesTarget('b.example', 'a.example', 443));
@@ -72,6 +122,8 @@ describe('tunnels and the name in their first bytes', () => {
   let httpPort: number;
   let handshakes = 0;
   let httpRequests = 0;
+  let rawPort: number;
+  let rawBytes = '';
   let broker: TestBroker;
   const closers: (() => void)[] = [];
 
@@ -89,14 +141,26 @@ describe('tunnels and the name in their first bytes', () => {
     });
     await new Promise<void>((r) => httpServer.listen(0, '127.0.0.2', r));
     httpPort = (httpServer.address() as { port: number }).port;
+    const rawServer = createNetServer((s) => {
+      s.on('data', (d: Buffer) => {
+        rawBytes += d.toString('latin1');
+        s.end('raw ok');
+      });
+      s.on('error', () => {});
+    });
+    await new Promise<void>((r) => rawServer.listen(0, '127.0.0.2', r));
+    rawPort = (rawServer.address() as { port: number }).port;
     closers.push(
       () => tlsServer.close(),
       () => httpServer.close(),
+      () => rawServer.close(),
     );
     broker = await startBroker(
       {
         deniedCidrs: DEFAULT_DENIED_CIDRS.filter((c) => c !== '127.0.0.0/8'),
-        callers: [{ name: 'c', egress: [{ host: 'registry.example', ports: [tlsPort, httpPort] }] }],
+        // Both test ports are HTTP ports; rawPort (below) is not listed, so it passes what it cannot read.
+        httpPorts: [tlsPort, httpPort],
+        callers: [{ name: 'c', egress: [{ host: 'registry.example', ports: [tlsPort, httpPort, rawPort] }] }],
       },
       { tokens: { c: TOKEN }, resolve: async () => [{ address: '127.0.0.2', family: 4 }] },
     );
@@ -164,5 +228,46 @@ describe('tunnels and the name in their first bytes', () => {
     const before = httpRequests;
     assert.equal(await exchange('fronted.example'), '');
     assert.equal(httpRequests, before);
+  });
+
+  /** Sends `bytes` through a tunnel to `port`; what came back when the tunnel closed. */
+  const through = async (port: number, bytes: string) => {
+    const socket = await tunnel(port);
+    return new Promise<string>((resolve) => {
+      let got = '';
+      socket.on('data', (c: Buffer) => {
+        got += c.toString();
+      });
+      socket.on('close', () => resolve(got));
+      socket.write(bytes);
+    });
+  };
+
+  it('refuses what it cannot read on an HTTP port, naming why; passes it on another port', async () => {
+    for (const port of [httpPort, tlsPort]) {
+      assert.equal(await through(port, 'SSH-2.0-OpenSSH_9.6\r\n'), '');
+      const audit = broker.audits().findLast((a) => a.code === 'TOOLYARD_BROKER_UNREADABLE_TUNNEL');
+      assert.match(
+        String(audit?.reason),
+        new RegExp(`first bytes to port ${port} are neither a TLS ClientHello`),
+      );
+    }
+    assert.equal(rawBytes, '', 'nothing reached the upstream');
+    assert.equal(await through(rawPort, 'SSH-2.0-OpenSSH_9.6\r\n'), 'raw ok');
+    assert.equal(rawBytes, 'SSH-2.0-OpenSSH_9.6\r\n');
+  });
+
+  it('checks the Host of a request with any method (lower case, WebDAV, made up)', async () => {
+    const before = httpRequests;
+    for (const method of ['get', 'PROPFIND', 'X-FRONT'])
+      assert.equal(await through(httpPort, `${method} / HTTP/1.1\r\nHost: fronted.example\r\n\r\n`), '');
+    assert.equal(httpRequests, before);
+    assert.match(
+      await through(
+        httpPort,
+        `PROPFIND / HTTP/1.1\r\nHost: registry.example:${httpPort}\r\nConnection: close\r\n\r\n`,
+      ),
+      /plain$/,
+    );
   });
 });

@@ -41,6 +41,9 @@ const ALL_CLASSES: readonly AttackClass[] = [
   'upgrade',
   'limits',
   'upstream-tls',
+  'tunnel-methods',
+  'unreadable-tunnel',
+  'credential-echo',
 ];
 
 const CREDENTIAL_HEADERS: Readonly<Record<string, { header: string; prefix: string }>> = {
@@ -143,6 +146,22 @@ function checkExpect(world: World, expect: Expect, outcome: Outcome, label: stri
       [expect.bodyBytes.is],
       `${label}: body bytes at ${expect.bodyBytes.at}`,
     );
+  if (expect.plainBytes) {
+    const raw = where(expect.plainBytes.at).rawBytes;
+    if (expect.plainBytes.count !== undefined)
+      assert.equal(
+        raw.length,
+        expect.plainBytes.count,
+        `${label}: plain first bytes at ${expect.plainBytes.at}`,
+      );
+    if (expect.plainBytes.includes !== undefined) {
+      const text = fill(world, expect.plainBytes.includes, '');
+      assert.ok(
+        raw.some((r) => r.includes(text)),
+        `${label}: no plain bytes holding ${JSON.stringify(text)} at ${expect.plainBytes.at}`,
+      );
+    }
+  }
   if (expect.upgrades)
     assert.equal(where(expect.upgrades.at).upgrades.length, expect.upgrades.count, `${label}: upgrades`);
   if (expect.responseIncludes !== undefined) {

@@ -112,8 +112,8 @@ kind: Agent
 metadata:
   name: tricky
   namespace: agents
-  labels: { team: "{{x}}" }
-  annotations: { note: "{{ .Release.Name }} and {{- fail \\"boom\\" }} {", other: "yes" }
+  labels: { team: platform }
+  annotations: { note: "{{ .Release.Name }} and {{- fail \\"boom\\" }} {", other: "yes", team: "{{x}}" }
 spec:
   backends:
     - name: claude

@@ -95,6 +95,66 @@ for (const example of examples()) {
     });
   });
 
+  describe(`${example.file}: values follow the spec's Kubernetes rules (issue 31)`, () => {
+    const schema = JSON.parse(example.chart.files.get('values.schema.json')!) as Json;
+    const validate = validator(schema);
+    const container = Object.keys((example.chart.values['agent'] as Json)['containers'] as Json)[0]!;
+    const agent = (values: Json) => ({ agent: values });
+    const cases: [string, Json, boolean][] = [
+      ['a label key with two slashes', { commonLabels: { 'a/b/c': 'x' } }, false],
+      ['a label value starting with "-"', { commonLabels: { team: '-x' } }, false],
+      ['a label value of 64 characters', agent({ podLabels: { team: 'x'.repeat(64) } }), false],
+      ['an annotation key with a space', { commonAnnotations: { 'a b': 'x' } }, false],
+      [
+        'a nodeSelector key with an upper-case prefix',
+        agent({ nodeSelector: { 'Example.com/x': 'y' } }),
+        false,
+      ],
+      [
+        'a negative CPU request',
+        agent({ containers: { [container]: { resources: { requests: { cpu: '-1' } } } } }),
+        false,
+      ],
+      [
+        'a quantity with a "B"',
+        agent({ containers: { [container]: { resources: { limits: { memory: '1GiB' } } } } }),
+        false,
+      ],
+      ['a PriorityClass with "_"', agent({ priorityClassName: 'high_prio' }), false],
+      [
+        'good labels and annotations',
+        {
+          commonLabels: { 'example.com/team': 'platform', tier: '' },
+          commonAnnotations: { 'example.com/note': 'any text: {}' },
+        },
+        true,
+      ],
+      [
+        'good quantities',
+        agent({
+          containers: {
+            [container]: {
+              resources: { requests: { cpu: '500m', memory: 1073741824 }, limits: { memory: '2Gi' } },
+            },
+          },
+        }),
+        true,
+      ],
+      ['a PriorityClass', agent({ priorityClassName: 'high-priority' }), true],
+    ];
+    for (const [what, values, accepted] of cases)
+      it(`${accepted ? 'accepts' : 'refuses'} ${what}`, () => {
+        assert.equal(validate(values), accepted, JSON.stringify(validate.errors));
+      });
+    const persistence = (example.chart.values['agent'] as Json)['persistence'] as Json | undefined;
+    if (persistence && 'storageClass' in persistence)
+      it('a storage class: a name, "" or "-", nothing else', () => {
+        for (const storageClass of ['fast-ssd', '', '-'])
+          assert.ok(validate(agent({ persistence: { storageClass } })), storageClass);
+        assert.equal(validate(agent({ persistence: { storageClass: 'Fast_SSD' } })), false);
+      });
+  });
+
   describe(`${example.file}: helm lint --strict (Helm 3 and 4) and toolyard's chart rules`, () => {
     const dir = writeChart(example.chart);
     it('passes with the default values and with each ci/*-values.yaml', () => {

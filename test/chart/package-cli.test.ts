@@ -99,7 +99,7 @@ describe('chart packages', () => {
 describe('toolyard chart', () => {
   it('writes one chart per spec, identical to charts/, and packages on request', async () => {
     const out = mkdtempSync(join(tmpdir(), 'toolyard-chart-cli-'));
-    const { io: testIo, err } = io();
+    const { io: testIo, err, out: stdout } = io();
     const files = exampleFiles().map((f) => join(REPO_ROOT, f));
     const previous = process.env['SOURCE_DATE_EPOCH'];
     process.env['SOURCE_DATE_EPOCH'] = '1700000000';
@@ -117,6 +117,11 @@ describe('toolyard chart', () => {
     }
     assert.ok(err.some((l) => l.startsWith('wrote ')));
     const names = examples().map((e) => e.chart.name);
+    // The packages' paths, alone on stdout (for `helm push "$(toolyard chart … --package)"`).
+    assert.deepEqual(
+      stdout,
+      names.map((n) => join(out, `${n}-1.2.3.tgz`)),
+    );
     assert.deepEqual(
       readdirSync(out).sort(),
       [...names, ...names.map((n) => `${n}-1.2.3.tgz`), 'index.yaml'].sort(),
@@ -140,6 +145,64 @@ describe('toolyard chart', () => {
           readFileSync(join(REPO_ROOT, 'charts', name, file), 'utf8'),
         );
       }
+    }
+  });
+
+  it('--home, --source and --maintainer set Chart.yaml; a bad one is a usage error', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'toolyard-chart-cli-'));
+    const file = join(REPO_ROOT, 'examples', 'web-infra.yaml');
+    const argv = [
+      'chart',
+      file,
+      '-o',
+      out,
+      '--home',
+      'https://platform.example.com/agents',
+      '--source',
+      'https://git.example.com/platform/agents',
+      '--source',
+      'https://git.example.com/platform/images',
+      '--maintainer',
+      'Platform Team <platform@example.com> (https://platform.example.com)',
+      '--maintainer',
+      'Ada Lovelace',
+    ];
+    assert.equal(await main(argv, io().io), 0);
+    const chart = parse(readFileSync(join(out, 'web-infra', 'Chart.yaml'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(chart['home'], 'https://platform.example.com/agents');
+    assert.deepEqual(chart['sources'], [
+      'https://git.example.com/platform/agents',
+      'https://git.example.com/platform/images',
+    ]);
+    assert.deepEqual(chart['maintainers'], [
+      { name: 'Platform Team', email: 'platform@example.com', url: 'https://platform.example.com' },
+      { name: 'Ada Lovelace' },
+    ]);
+    // The control: without the options, Chart.yaml is the committed one (no maintainers).
+    const plain = parse(readFileSync(join(REPO_ROOT, 'charts', 'web-infra', 'Chart.yaml'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(plain['maintainers'], undefined);
+    for (const [flag, value, message] of [
+      ['--home', 'platform.example.com', /--home: "platform.example.com" is not a URL/],
+      ['--source', 'ftp://x.example.com', /--source: "ftp:\/\/x.example.com" is not an http\(s\) URL/],
+      [
+        '--maintainer',
+        'Ada <not-an-email>',
+        /--maintainer: "not-an-email" in "Ada <not-an-email>" is not an email/,
+      ],
+      ['--maintainer', '<a@example.com>', /is not a maintainer: write "Name"/],
+    ] as const) {
+      const { io: testIo, err } = io();
+      assert.equal(
+        await main(['chart', file, '-o', mkdtempSync(join(tmpdir(), 'x-')), flag, value], testIo),
+        2,
+      );
+      assert.match(err.join('\n'), message);
     }
   });
 

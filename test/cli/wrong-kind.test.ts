@@ -37,6 +37,12 @@ const MISSPELLINGS = [
     hint: 'got "agent"; did you mean "Agent"?',
   },
   {
+    name: "kind AgentSpec (toolyard's apiVersion, another kind)",
+    from: 'kind: Agent',
+    to: 'kind: AgentSpec',
+    hint: 'got "AgentSpec"; toolyard.dev/v1alpha1 has one kind, "Agent"',
+  },
+  {
     name: 'apiVersion v1alpa1',
     from: 'toolyard.dev/v1alpha1',
     to: 'toolyard.dev/v1alpa1',
@@ -127,6 +133,46 @@ describe('a misspelt kind or apiVersion in a directory', () => {
     );
   });
 
+  it('an agent whose file changed to kind AgentSpec is refused, never reported removed (issue 31)', async () => {
+    const repo = repository({ 'reviewer.yaml': reviewer });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'reviewer');
+    writeFileSync(join(repo, 'fleet', 'reviewer.yaml'), reviewer.replace('kind: Agent', 'kind: AgentSpec'));
+    for (const argv of [
+      ['validate', '--strict', 'fleet'],
+      ['synth', 'fleet', '-o', 'dist'],
+    ]) {
+      const result = await cli(repo, ...argv);
+      assert.equal(result.code, 1, argv.join(' '));
+      assert.match(result.stderr, /reviewer\.yaml:\d+: \/kind: must be "Agent"/);
+    }
+    const diff = await cli(repo, 'diff', '--base', 'HEAD', 'fleet');
+    assert.equal(diff.code, 1, diff.stdout);
+    assert.doesNotMatch(diff.stdout, /removed/);
+  });
+
+  it('an agent whose file still exists but holds no spec any more is an error in diff; deleting it is a removal', async () => {
+    const repo = repository({ 'reviewer.yaml': reviewer });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'reviewer');
+    writeFileSync(
+      join(repo, 'fleet', 'reviewer.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n',
+    );
+    const diff = await cli(repo, 'diff', '--base', 'HEAD', 'fleet');
+    assert.equal(diff.code, 1, diff.stdout);
+    assert.match(
+      diff.stderr,
+      /^working tree: fleet\/reviewer\.yaml: held agent "reviewer" in the base, and no longer declares a toolyard Agent/m,
+    );
+    assert.doesNotMatch(diff.stdout, /removed/);
+    // The control: the file deleted, the agent is removed (and a removal narrows: exit 0).
+    rmSync(join(repo, 'fleet', 'reviewer.yaml'));
+    const removed = await cli(repo, 'diff', '--base', 'HEAD', 'fleet');
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.match(removed.stdout, /reviewer.*removed|removed.*reviewer/i);
+  });
+
   it('without it, the same directory is fine: the kustomization is not a spec', async () => {
     const repo = repository({ 'reviewer.yaml': reviewer });
     const validate = await cli(repo, 'validate', '--strict', 'fleet');
@@ -154,6 +200,7 @@ describe('which files look like toolyard specs', () => {
       doc('toolyrad.dev/v1alpha1', 'Agent'),
       doc('toolyard.dev/v1alpha1', 'Agnet'),
       doc('toolyard.dev/v1alpha1', 'agent'),
+      doc('toolyard.dev/v1alpha1', 'AgentSpec', undefined),
       doc('example.com/v1', 'Agents', { toolchains: [] }),
     ])
       assert.equal(nearMissDocument(value), true, JSON.stringify(value));
@@ -184,5 +231,6 @@ describe('which files look like toolyard specs', () => {
     assert.equal(looksLikeSpec('apiVersion: v2\nname: chart\nversion: 0.1.0\n'), false);
     assert.equal(looksLikeSpec('apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: 1\n'), false);
     assert.equal(looksLikeSpec('image:\n  kind: Agnet\n'), false, 'only top-level lines count');
+    assert.equal(looksLikeSpec(webInfra.replace('kind: Agent', 'kind: AgentSpec')), true);
   });
 });

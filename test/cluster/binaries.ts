@@ -13,15 +13,37 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../../release/src/cache-dir.ts';
-import { KUBERNETES_COMMANDS, KUBERNETES_VERSION, KWOK_VERSION } from './versions.ts';
+import {
+  COREDNS_VERSION,
+  KUBE_ROUTER_VERSION,
+  KUBERNETES_COMMANDS,
+  KUBERNETES_VERSION,
+  KWOK_VERSION,
+} from './versions.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CONTROL_PLANE_MODULE = join(HERE, 'go');
 const KWOK_MODULE = join(HERE, 'kwok');
+const COREDNS_MODULE = join(HERE, 'coredns');
+const KUBE_ROUTER_MODULE = join(HERE, 'kube-router');
+const NODE_TOOLS_MODULE = join(HERE, 'node-tools');
 /** Files whose bytes decide the binaries (besides the Go version and the recipe below). */
-const INPUTS = ['go/go.mod', 'go/go.sum', 'go/cmd/etcd/main.go', 'kwok/go.mod', 'kwok/go.sum'];
+const INPUTS = [
+  'go/go.mod',
+  'go/go.sum',
+  'go/cmd/etcd/main.go',
+  'kwok/go.mod',
+  'kwok/go.sum',
+  'coredns/go.mod',
+  'coredns/go.sum',
+  'kube-router/go.mod',
+  'kube-router/go.sum',
+  'node-tools/go.mod',
+  'node-tools/cmd/pause/main.go',
+  'node-tools/cmd/probe/main.go',
+];
 /** Bump when the way the binaries are built changes, so an old cache entry is never taken for a new one. */
-const RECIPE = 'static, trimpath, stripped, version-stamped: 1';
+const RECIPE = 'static, trimpath, stripped, version-stamped: 2';
 
 export interface ClusterBinaries {
   readonly dir: string;
@@ -30,7 +52,14 @@ export interface ClusterBinaries {
   readonly kubeControllerManager: string;
   readonly kubeScheduler: string;
   readonly kubelet: string;
+  readonly kubeProxy: string;
   readonly kwok: string;
+  readonly coredns: string;
+  readonly kubeRouter: string;
+  /** The real node's pod sandbox process (node-tools/cmd/pause). */
+  readonly pause: string;
+  /** The network probe the node tests run in pods (node-tools/cmd/probe). */
+  readonly probe: string;
 }
 
 function binariesIn(dir: string): ClusterBinaries {
@@ -41,7 +70,12 @@ function binariesIn(dir: string): ClusterBinaries {
     kubeControllerManager: join(dir, 'kube-controller-manager'),
     kubeScheduler: join(dir, 'kube-scheduler'),
     kubelet: join(dir, 'kubelet'),
+    kubeProxy: join(dir, 'kube-proxy'),
     kwok: join(dir, 'kwok'),
+    coredns: join(dir, 'coredns'),
+    kubeRouter: join(dir, 'kube-router'),
+    pause: join(dir, 'pause'),
+    probe: join(dir, 'probe'),
   };
 }
 
@@ -165,6 +199,8 @@ function checkVersions(bin: ClusterBinaries): void {
     [bin.kubeControllerManager, ['--version'], `Kubernetes ${KUBERNETES_VERSION}`],
     [bin.kubeScheduler, ['--version'], `Kubernetes ${KUBERNETES_VERSION}`],
     [bin.kubelet, ['--version'], `Kubernetes ${KUBERNETES_VERSION}`],
+    [bin.kubeProxy, ['--version'], `Kubernetes ${KUBERNETES_VERSION}`],
+    [bin.coredns, ['-version'], `CoreDNS-${COREDNS_VERSION.slice(1)}`],
     [bin.kwok, ['--version'], `kwok version ${KWOK_VERSION}`],
   ];
   for (const [binary, args, prefix] of expected) {
@@ -187,8 +223,13 @@ export function buildClusterBinaries(log: (line: string) => void = () => {}): Cl
     log(`building Kubernetes ${KUBERNETES_VERSION} and etcd from Go modules (cold: ~5-10 min on 2 cores)`);
     const ldflags = versionLdflags(moduleTime(CONTROL_PLANE_MODULE, 'k8s.io/kubernetes'));
     goBuild(CONTROL_PLANE_MODULE, staging, ldflags, [...KUBERNETES_COMMANDS, './cmd/etcd']);
-    log(`building kwok ${KWOK_VERSION}`);
+    log(
+      `building kwok ${KWOK_VERSION}, CoreDNS ${COREDNS_VERSION}, kube-router ${KUBE_ROUTER_VERSION} and the node's tools`,
+    );
     goBuild(KWOK_MODULE, staging, '', ['sigs.k8s.io/kwok/cmd/kwok']);
+    goBuild(COREDNS_MODULE, staging, '', ['github.com/coredns/coredns']);
+    goBuild(KUBE_ROUTER_MODULE, staging, '', ['github.com/cloudnativelabs/kube-router/v2/cmd/kube-router']);
+    goBuild(NODE_TOOLS_MODULE, staging, '', ['./cmd/pause', './cmd/probe']);
     checkVersions(binariesIn(staging));
     writeFileSync(join(staging, '.complete'), `${binariesKey()}\n`);
     log(`cluster binaries built in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -20,6 +20,17 @@ export interface ClusterHandle {
   readonly kwok: boolean;
   /** The PID of the API server (for its memory). */
   readonly apiserverPid: number;
+  /** The real node, when the cluster has one (node/node.ts). */
+  readonly node?: NodeHandle;
+}
+
+export interface NodeHandle {
+  readonly name: string;
+  readonly address: string;
+  /** The network namespace where fake public hosts listen (at node-network.ts's INTERNET_HOST). */
+  readonly internetNamespace: string;
+  readonly probeImage: string;
+  readonly probeGatewayImage: string;
 }
 
 export interface KubectlResult {

@@ -16,6 +16,8 @@ import { writeAdmissionConfig, writeAuditPolicy } from './control-plane-config.t
 import { writeKubeconfig } from './kubeconfig.ts';
 import { installKubectl } from './kubectl-binary.ts';
 import { KWOK_NODE_ANNOTATION, kwokStagesYaml, testStorageClasses } from './kwok-stages.ts';
+import { type ImageArchive, startNode, type TestNode } from './node/node.ts';
+import { createNodeNetwork, type NodeNetwork } from './node/node-network.ts';
 import { type KeyPair, makeClusterPki } from './pki.ts';
 import { CLUSTER_DIR_PREFIX, ProcessGroup, type Supervised, sweepDeadClusters } from './processes.ts';
 
@@ -31,10 +33,18 @@ export interface ClusterOptions {
   readonly log?: (line: string) => void;
   /** Extra kube-apiserver flags (e.g. feature gates), after toolyard's own. */
   readonly apiserverFlags?: readonly string[];
+  /**
+   * A real node (node/node.ts): containerd, kubelet, kube-proxy, CoreDNS and a NetworkPolicy firewall in a
+   * network namespace of their own, running the given images; the API server is then advertised on the node's
+   * link. Pods reach it only if they tolerate its taint and select its label.
+   */
+  readonly node?: { readonly images: readonly ImageArchive[]; readonly publicNames: readonly string[] };
 }
 
 export interface Cluster extends ClusterClient {
   readonly binaries: ClusterBinaries;
+  /** The real node, when `node` was asked for. */
+  readonly realNode?: TestNode;
   /** The handle file tests attach with (`TOOLYARD_TEST_CLUSTER`). */
   readonly handleFile: string;
   /** Creates `count` more kwok nodes (kwok must be running: `kwokNodes` > 0). */
@@ -107,7 +117,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const dir = mkdtempSync(join(tmpdir(), CLUSTER_DIR_PREFIX));
   const processes = new ProcessGroup(dir);
   const started = Date.now();
+  let network: NodeNetwork | undefined;
+  let node: TestNode | undefined;
   try {
+    if (options.node) network = createNodeNetwork();
+    const advertise = network?.hostAddress ?? '127.0.0.1';
     const pki = makeClusterPki(join(dir, 'pki'));
     const [etcdClient, etcdPeer, apiserverPort, controllerManagerPort, schedulerPort, kwokPort] =
       await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
@@ -143,6 +157,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 
     const apiserverCert = pki.server('kube-apiserver', 'kube-apiserver', [
       '127.0.0.1',
+      ...(network ? [network.hostAddress] : []),
       KUBERNETES_SERVICE_IP,
       'localhost',
       'kubernetes',
@@ -156,7 +171,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const apiserver = processes.start('kube-apiserver', binaries.kubeApiserver, [
       `--etcd-servers=http://127.0.0.1:${etcdClient}`,
       '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
+      `--advertise-address=${advertise}`,
       `--secure-port=${apiserverPort}`,
       `--tls-cert-file=${apiserverCert.cert}`,
       `--tls-private-key-file=${apiserverCert.key}`,
@@ -164,6 +179,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       `--kubelet-client-certificate=${kubeletClient.cert}`,
       `--kubelet-client-key=${kubeletClient.key}`,
       `--kubelet-certificate-authority=${pki.ca.cert}`,
+      // The real node's name resolves nowhere: exec, logs and port-forward go to its InternalIP.
+      '--kubelet-preferred-address-types=InternalIP,Hostname',
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${pki.serviceAccountPublicKey}`,
       `--service-account-signing-key-file=${pki.serviceAccountKey}`,
@@ -195,6 +212,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       async () => (await getWithClientCert(`${server}/readyz`, pki.ca.cert, admin)).status === 200,
       [etcd, apiserver],
     );
+    // The node's pods and kubelet reach the API server at its advertised address, relayed to loopback.
+    if (network) await network.forward(apiserverPort);
 
     const controllerManager = processes.start('kube-controller-manager', binaries.kubeControllerManager, [
       `--kubeconfig=${kubeconfigFor('kube-controller-manager', 'system:kube-controller-manager')}`,
@@ -302,11 +321,38 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       },
       component: (name) => [...control, ...(kwok ? [kwok] : [])].find((p) => p.name === name),
       stop: async () => {
+        await node?.stop();
+        network?.remove();
         await processes.stopAll();
         if (!process.env.TOOLYARD_KEEP_CLUSTER) rmSync(dir, { recursive: true, force: true });
       },
     };
 
+    if (network && options.node) {
+      node = await startNode({
+        client,
+        binaries,
+        processes,
+        network,
+        dir: join(dir, 'node'),
+        apiserverPort,
+        clusterCidr: CLUSTER_CIDR,
+        publicNames: options.node.publicNames,
+        images: options.node.images,
+        log,
+      });
+      (cluster as { realNode?: TestNode }).realNode = node;
+      writeHandle({
+        ...readHandle(handleFile),
+        node: {
+          name: node.name,
+          address: node.address,
+          internetNamespace: node.internetNamespace,
+          probeImage: node.probeImage,
+          probeGatewayImage: node.probeGatewayImage,
+        },
+      });
+    }
     if (kwok) {
       kubectlOk(['apply', '-f', '-'], { input: testStorageClasses() });
       cluster.addKwokNodes(options.kwokNodes ?? 0);
@@ -328,6 +374,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     log(`cluster ready at ${server} in ${((Date.now() - started) / 1000).toFixed(1)} s (${dir})`);
     return cluster;
   } catch (error) {
+    await node?.stop().catch(() => {});
+    network?.remove();
     await processes.stopAll(1000);
     if (!process.env.TOOLYARD_KEEP_CLUSTER) rmSync(dir, { recursive: true, force: true });
     throw error;

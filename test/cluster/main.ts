@@ -1,9 +1,11 @@
 /**
  * `npm run cluster`: builds (once) and starts the test cluster for a developer, prints how to reach it, and
- * stops it — every process, every file — on Ctrl-C. `-- --kwok-nodes N` adds N fake nodes (default 3).
+ * stops it — every process, every file — on Ctrl-C. `-- --kwok-nodes N` adds N fake nodes (default 3); `-- --node`
+ * adds the real node (node/node.ts), with toolyard's images from dist/images (`npm run images`) imported.
  */
 import { buildClusterBinaries } from './binaries.ts';
 import { startCluster } from './cluster.ts';
+import { builtImages, PUBLIC_NAMES } from './node/toolyard-images.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const at = process.argv.indexOf('--kwok-nodes');
@@ -13,7 +15,11 @@ if (!Number.isInteger(kwokNodes) || kwokNodes < 0) {
   process.exit(2);
 }
 buildClusterBinaries(log);
-const cluster = await startCluster({ kwokNodes, log });
+const cluster = await startCluster({
+  kwokNodes,
+  log,
+  ...(process.argv.includes('--node') ? { node: { images: builtImages(), publicNames: PUBLIC_NAMES } } : {}),
+});
 process.stdout.write(
   `export KUBECONFIG=${cluster.kubeconfig}\n# kubectl: ${cluster.kubectlPath}\n# logs: ${cluster.dir}/*.log\n# Ctrl-C stops the cluster and removes ${cluster.dir}\n`,
 );

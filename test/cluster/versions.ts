@@ -15,5 +15,14 @@ export const KUBERNETES_COMMANDS = [
   'k8s.io/kubernetes/cmd/kube-apiserver',
   'k8s.io/kubernetes/cmd/kube-controller-manager',
   'k8s.io/kubernetes/cmd/kube-scheduler',
+  'k8s.io/kubernetes/cmd/kube-proxy',
   'k8s.io/kubernetes/cmd/kubelet',
 ] as const;
+/**
+ * The real test node's add-ons, each from a pinned module of its own (docs/cluster.md): CoreDNS for cluster DNS,
+ * and kube-router's firewall as the NetworkPolicy implementation — v2.1.0 is the only version the Go module proxy
+ * serves here; the node kernel has no nft `queue` support, which kube-network-policies needs, so kube-router's
+ * iptables + ipset firewall is the implementation this machine can run. Test-only: nothing toolyard ships runs it.
+ */
+export const COREDNS_VERSION = 'v1.14.7';
+export const KUBE_ROUTER_VERSION = 'v2.1.0';

@@ -118,7 +118,13 @@ describe('Agent', () => {
   });
 
   it('projects an API token into backends only when rbac.preset is set', () => {
-    const objects = objectsOf(minimalAgent({ rbac: { preset: 'read-only' }, toolchains: [rustToolchain] }));
+    const objects = objectsOf(
+      minimalAgent({
+        rbac: { preset: 'read-only' },
+        toolchains: [rustToolchain],
+        networkPolicy: { apiServerEgress: { cidrs: ['10.96.0.1/32'], ports: [443] } },
+      }),
+    );
     const pod = podSpecOf(objects, 'tiny');
     assert.equal(pod.automountServiceAccountToken, false);
     const mounts = (name: string) =>

@@ -11,8 +11,13 @@ const k8sGateway = {
   auth: { bearerTokenSecret: { name: 'k8s-token', key: 'token' } },
 };
 
+/** Where the API server is: a pod with Kubernetes authority needs it (no default since issue 32). */
+const apiServer = {
+  networkPolicy: { apiServerEgress: { cidrs: ['10.96.0.1/32'] as [string], ports: [443] as [number] } },
+};
+
 describe('McpGateway', () => {
-  const objects = objectsOf(minimalAgent({ gateways: [k8sGateway] }));
+  const objects = objectsOf(minimalAgent({ gateways: [k8sGateway], ...apiServer }));
 
   it('deploys Deployment, Service and ServiceAccount named <agent>-<gateway>', () => {
     const names = objects
@@ -98,7 +103,7 @@ describe('McpGateway', () => {
       'k8s-token',
     );
     // With the broker off, backends get it by reference, as before the broker.
-    const off = objectsOf(minimalAgent(brokerOff({ gateways: [k8sGateway] })));
+    const off = objectsOf(minimalAgent(brokerOff({ gateways: [k8sGateway], ...apiServer })));
     const legacy = (find(off, 'Deployment', 'tiny') as Json).spec.template.spec.containers[0];
     assert.deepEqual(
       legacy.env.find((e: { name: string }) => e.name === 'TOOLYARD_GATEWAY_KUBERNETES_TOKEN'),
@@ -113,6 +118,7 @@ describe('McpGateway', () => {
     const withEnv = objectsOf(
       minimalAgent({
         gateways: [{ ...k8sGateway, auth: { ...k8sGateway.auth, tokenEnv: 'MCP_BEARER_TOKEN' } }],
+        ...apiServer,
       }),
     );
     const container = (find(withEnv, 'Deployment', 'tiny-kubernetes') as Json).spec.template.spec

@@ -46,10 +46,13 @@ const sparse: ToolyardAgent[] = [
       },
       { name: 'gh', url: 'https://gh.example/mcp', auth: { bearerTokenSecret: { name: 't', key: 'k' } } },
     ],
+    // No default (issue 32): a pod with Kubernetes authority needs the control plane's addresses.
+    networkPolicy: { apiServerEgress: { cidrs: ['10.96.0.1/32'], ports: [443] } },
   }),
   minimalAgent({
     workspace: { volume: { persistentVolumeClaim: { storage: '1Gi' } } },
     rbac: { preset: 'read-only' },
+    networkPolicy: { apiServerEgress: { cidrs: ['10.96.0.1/32'], ports: [443] } },
   }),
 ];
 

@@ -89,6 +89,12 @@ describe('the README install, on a fresh clone', { timeout: 900_000 }, () => {
       `v${pinnedNodeVersion(REPO_ROOT)}`,
     );
     assert.ok(existsSync(join(clone, 'dist', 'reviewer.k8s.yaml')));
+    // The set-up leaves the clone as it was: npm rewrote a stale package-lock.json (issue 31).
+    assert.equal(
+      execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' }),
+      '',
+      'git status after the set-up line',
+    );
     assert.match(
       run('npx toolyard --version'),
       new RegExp(`^toolyard ${version.replace(/\./g, '\\.')}$`, 'm'),

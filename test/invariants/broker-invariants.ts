@@ -62,7 +62,7 @@ function componentOf(meta: unknown): string {
 export const onlyBrokerHasInternetEgress: Check = (objects, agent) => {
   if (!brokerOn(agent) || agent.spec.networkPolicy?.enabled === false) return [];
   const violations: string[] = [];
-  const api = agent.spec.networkPolicy?.apiServerEgress?.cidrs ?? ['0.0.0.0/0'];
+  const api = agent.spec.networkPolicy?.apiServerEgress?.cidrs ?? [];
   const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
   if (!policies.some((p) => p.metadata.name === brokerName(agent)))
     violations.push(`no NetworkPolicy ${brokerName(agent)}`);

@@ -222,6 +222,18 @@ describe('invariants fail on tampered renderings', () => {
     expectViolation('kubernetesSchema', objects, /\/spec\/replicas: must be integer/);
   });
 
+  it('apiServerAccepts: a CIDR with host bits, a Service name with a leading digit, a label value too long', () => {
+    const objects = tampered((o) => {
+      const policy = find(o, 'NetworkPolicy', 'operator-broker');
+      policy['spec'].egress.find((rule: Loose) => rule.to?.[0]?.ipBlock).to[0].ipBlock.cidr = '10.0.0.1/8';
+      find(o, 'Service', 'operator')['metadata'].name = '1operator';
+      find(o, 'ConfigMap')['metadata'].labels['toolyard.dev/agent'] = 'x'.repeat(64);
+    });
+    expectViolation('apiServerAccepts', objects, /ipBlock\/cidr: 10\.0\.0\.1\/8: must not have bits set/);
+    expectViolation('apiServerAccepts', objects, /Service\/1operator: \/metadata\/name: .* DNS-1035/);
+    expectViolation('apiServerAccepts', objects, /invalid label value/);
+  });
+
   it('podSecurityRestricted: a privileged toolchain', () => {
     const objects = tampered((o) => {
       agentPod(o).containers[1].securityContext.privileged = true;

@@ -6,6 +6,7 @@ import { parse as parseToml } from 'smol-toml';
 import { FORBIDDEN_RESOURCES, FORBIDDEN_VERBS } from '../../constructs/src/rbac-presets.ts';
 import type { KubeObject } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
+import { apiServerProblems } from '../support/api-server-rules.ts';
 import { validateKubeObject } from '../support/kubernetes-schema.ts';
 import { checkRestricted, type PodTemplate, podSpecsOf } from '../support/pod-security.ts';
 import {
@@ -885,11 +886,15 @@ export const sharedWorkspaceIsReadWriteMany: Check = (objects, agent) => {
   return violations;
 };
 
+/** What the API server's own validation would refuse (test/support/api-server-rules.ts). */
+export const apiServerAccepts: Check = (objects) => objects.flatMap((object) => apiServerProblems(object));
+
 export const INVARIANTS: Readonly<Record<string, Check>> = {
   ...BROKER_INVARIANTS,
   ...CACHE_INVARIANTS,
   clientConfigsKeepContract,
   kubernetesSchema,
+  apiServerAccepts,
   podSecurityRestricted,
   noSecretData,
   toolchainsHoldNoCredentials,

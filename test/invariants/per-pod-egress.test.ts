@@ -74,7 +74,8 @@ function network(agent: ToolyardAgent) {
     dns: [`${dnsPeer} 53/TCP`, `${dnsPeer} 53/UDP`],
     model: n.modelEgress ?? D.DEFAULT_MODEL_EGRESS,
     registries: n.registryEgress ?? D.DEFAULT_REGISTRY_EGRESS,
-    apiServer: n.apiServerEgress ?? D.DEFAULT_API_SERVER_EGRESS,
+    // No default: a spec whose pods hold Kubernetes authority gives it (checked before rendering).
+    apiServer: n.apiServerEgress ?? { cidrs: [], ports: [] },
   };
 }
 
@@ -149,9 +150,8 @@ function expectedGatewayPod(agent: ToolyardAgent, name: string): string[] {
 function expectedBrokerPod(agent: ToolyardAgent): string[] {
   const denied = agent.spec.broker?.deniedCidrs ?? D.DEFAULT_DENIED_CIDRS;
   const v4 = denied.filter((c) => !c.includes(':')).join('|');
-  // IPv4-mapped IPv6 ranges (inside ::ffff:0:0/96) stay out of a NetworkPolicy: the IPv4 block covers them.
-  const mapped = (c: string) => /^::ffff:/i.test(c) && Number(c.split('/')[1]) >= 96;
-  const v6 = denied.filter((c) => c.includes(':') && !mapped(c)).join('|');
+  // IPv4-mapped ranges (::ffff:…) stay with the broker: no packet carries one, and the API server refuses them.
+  const v6 = denied.filter((c) => c.includes(':') && !c.toLowerCase().startsWith('::ffff:')).join('|');
   const out = new Set(network(agent).dns);
   for (const port of agent.spec.broker?.egressPorts ?? [443]) {
     out.add(`ipBlock 0.0.0.0/0 except ${v4} ${port}/TCP`);

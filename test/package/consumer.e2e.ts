@@ -32,6 +32,7 @@ import { type NodeUnderTest, nodesUnderTest, runWith } from './node-env.ts';
 const SPEC = 'polyglot-reviewer.yaml';
 const GOLDEN = readFileSync(join(REPO_ROOT, 'test', 'golden', 'reviewer.k8s.yaml'), 'utf8');
 const README_MAIN = readFileSync(join(REPO_ROOT, 'examples', 'cdk8s-app', 'main.ts'), 'utf8');
+const README_TEST = readFileSync(join(REPO_ROOT, 'examples', 'cdk8s-app', 'main.test.ts'), 'utf8');
 
 /** Files of `dir`, name → content. */
 function readTree(dir: string): Record<string, string> {
@@ -171,6 +172,23 @@ describe('the npm package in a fresh cdk8s app', { timeout: 1_200_000 }, () => {
       await runWith(node, 'npx', ['cdk8s', 'synth'], { cwd: app });
       assert.deepEqual(readTree(join(app, 'dist')), expected, node.label);
     }
+  });
+
+  it("the template's own `npm run build` (tsc --build, jest, cdk8s synth) passes with the README main.ts and main.test.ts", async () => {
+    // The template's main.test.ts snapshots its empty MyChart, which the README's main.ts replaces; the README
+    // says to put examples/cdk8s-app/main.test.ts in its place.
+    writeFileSync(join(app, 'main.test.ts'), README_TEST);
+    rmSync(join(app, '__snapshots__'), { recursive: true, force: true });
+    const newest = nodes.at(-1)!;
+    rmSync(join(app, 'dist'), { recursive: true, force: true });
+    const build = await runWith(newest, 'npm', ['run', 'build'], { cwd: app, allowFailure: true });
+    assert.equal(build.code, 0, build.output);
+    assert.doesNotMatch(build.output, /error TS\d+/);
+    assert.match(build.output, /Tests:\s+1 passed/);
+    assert.deepEqual(readTree(join(app, 'dist')), expected);
+    // tsc --build wrote main.js and main.d.ts next to main.ts; the rest of the suite runs the sources.
+    for (const file of ['main.js', 'main.d.ts', 'main.test.js', 'main.test.d.ts', 'tsconfig.tsbuildinfo'])
+      rmSync(join(app, file), { force: true });
   });
 
   it('an ESM TypeScript app (module nodenext) type-checks against the declarations and renders the same', async () => {

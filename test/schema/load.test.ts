@@ -66,14 +66,14 @@ describe('loadSpecText', () => {
       'spec.yaml:9: /spec/backends/0/image/tag: missing required field "tag"\n  hint: pin the image with "tag" or "digest"',
     ]);
     assert.deepEqual(errorsOf(valid.replace('name: tiny', 'name: Tiny')), [
-      'spec.yaml:4: /metadata/name: "Tiny" does not match ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\n  hint: use a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit',
+      'spec.yaml:4: /metadata/name: "Tiny" is not a DNS-1035 label: it has upper-case letters (e.g. write "tiny")\n  hint: use lower-case letters, digits and "-", starting with a letter and ending with a letter or digit',
     ]);
   });
 
   it('reports every problem, not just the first', () => {
     const text = valid.replace('port: 8080', 'port: -1').replace('kind: Agent', 'kind: Pod');
     assert.deepEqual(errorsOf(text), [
-      'spec.yaml:2: /kind: must be "Agent"\n  hint: got "Pod"',
+      'spec.yaml:2: /kind: must be "Agent"\n  hint: got "Pod"; toolyard.dev/v1alpha1 has one kind, "Agent"',
       'spec.yaml:10: /spec/backends/0/port: must be >= 1',
     ]);
   });

@@ -237,14 +237,30 @@ describe('markup', () => {
       '<p>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;x&quot;</p>',
     );
     assert.equal(html`<div>${html`<b>${'<i>'}</b>`}</div>`.markup, '<div><b>&lt;i&gt;</b></div>');
-    const result = render('polyglot-reviewer', (t) =>
-      t.replace('team: platform', 'team: "<img src=x onerror=alert(1)>"'),
-    );
+    // The spec's schema refuses markup in the values these show (names, images, label values), so the payload
+    // goes into the report and the model themselves: the components escape whatever they are given.
+    const result = render('polyglot-reviewer');
+    const payload = '<img src=x onerror=alert(1)>';
     const report = explainAgent(result.plan);
+    const pod = report.pods[0]!;
+    const tampered = {
+      ...pod,
+      containers: pod.containers.map((c, i) => (i === 0 ? { ...c, image: payload } : c)),
+    };
+    const model = podDiagramModel(result.plan, result.objects);
+    const tamperedModel = {
+      ...model,
+      pods: model.pods.map((p, i) => (i === 0 ? { ...p, name: payload } : p)),
+    };
     const markup = [
-      podTables(report.pods[0]!, 'Deployment reviewer').markup,
-      podDiagramSvg(podDiagramModel(result.plan, result.objects), 'd').markup,
+      podTables(tampered, 'Deployment reviewer').markup,
+      podDiagramSvg(tamperedModel, 'd').markup,
     ].join('');
+    assert.equal(
+      markup.split('&lt;img src=x').length - 1 >= 2,
+      true,
+      'the payload is shown, escaped, in both',
+    );
     assert.doesNotMatch(markup, /<img/);
   });
 });

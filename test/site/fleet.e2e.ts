@@ -15,6 +15,7 @@ import { readSpecs } from '../../cli/src/read-specs.ts';
 import { renderAgent } from '../../constructs/src/render.ts';
 import { captureIo } from '../cli/capture-io.ts';
 import { SHARED_CACHE_CLAIM, writeFleet } from '../support/fleet-fixture.ts';
+import { narrowLayoutProblems } from './narrow-layout.ts';
 import {
   type BrowserContext,
   browserSkipReason,
@@ -307,6 +308,65 @@ describe('the fleet site in Chromium', { skip }, () => {
     await page.close();
   });
 
+  test('390 px: the agent page, the catalog and the hosts page — nothing wider than the viewport, no table cell narrower than its longest word', async () => {
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    // The examples and a generated agent (long generated names), the catalog and the hosts page.
+    const generated = data.agents.find((a) => a.name.startsWith('gen-'))!.name;
+    for (const path of ['/agents/reviewer/', '/agents/operator/', `/agents/${generated}/`, '/', '/hosts/']) {
+      await page.goto(`${server.origin}${path}`);
+      const problems = await narrowLayoutProblems(page);
+      assert.deepEqual(problems.wide, [], `${path}: elements wider than the viewport`);
+      assert.deepEqual(problems.brokenWords, [], `${path}: words broken or squeezed`);
+      await page.screenshot({
+        path: join(SCREENSHOTS, `fleet-390-${path.replaceAll('/', '_')}.png`),
+        fullPage: true,
+      });
+    }
+    // The control: the stylesheet as it was (cells broke words anywhere, the Role column was a letter wide).
+    await page.goto(`${server.origin}/agents/reviewer/`);
+    await page.addStyleTag({
+      content:
+        '.ty-table{display:table!important}.ty-table tr{display:table-row!important}.ty-table td{display:table-cell!important;overflow-wrap:anywhere}.w,.ty-table td code{white-space:normal!important}',
+    });
+    const before = await narrowLayoutProblems(page);
+    assert.ok(
+      before.brokenWords.some((w) => /^"backend" .*\(Role\)/.test(w)),
+      `the old layout breaks the Role column: ${before.brokenWords.slice(0, 5).join('; ')}`,
+    );
+    await page.close();
+  });
+
+  test('390 px: the pod diagram at its natural size, in a region that scrolls sideways and shows its full height', async () => {
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.origin}/agents/reviewer/`);
+    const region = page.locator('.diagram').first();
+    const sizes = await region.evaluate((element) => {
+      const svg = element.querySelector('svg.tyd')!;
+      const box = svg.getBoundingClientRect();
+      return {
+        drawn: { width: box.width, height: box.height },
+        natural: { width: Number(svg.getAttribute('width')), height: Number(svg.getAttribute('height')) },
+        region: {
+          right: element.getBoundingClientRect().right,
+          clientHeight: element.clientHeight,
+          scrollWidth: element.scrollWidth,
+          clientWidth: element.clientWidth,
+        },
+        viewport: document.documentElement.clientWidth,
+      };
+    });
+    assert.deepEqual(sizes.drawn, sizes.natural, 'drawn at the size it was made for, not shrunk');
+    assert.ok(sizes.region.right <= sizes.viewport + 0.5, 'the region fits the viewport');
+    assert.ok(sizes.region.scrollWidth > sizes.region.clientWidth, 'wider than a phone: it scrolls sideways');
+    assert.ok(
+      sizes.region.clientHeight >= sizes.natural.height,
+      'its full height shows: no vertical clipping',
+    );
+    await page.close();
+  });
+
   test("an agent page draws the playground's pod diagram and links its downloads", async () => {
     const page = await context.newPage();
     await page.goto(`${server.origin}/agents/reviewer/`);
@@ -458,6 +518,9 @@ describe('the fleet site in Chromium', { skip }, () => {
             });
           });
           assert.deepEqual(narrow, [], `${path}: column names narrower than a word`);
+          const layout = await narrowLayoutProblems(page);
+          assert.deepEqual(layout.wide, [], `${path}: elements wider than the viewport`);
+          assert.deepEqual(layout.brokenWords, [], `${path}: table cells narrower than a word`);
           if (name === 'catalog' || width === 1440) {
             await page.addScriptTag({ content: axeSource });
             assert.deepEqual(await seriousViolations(page), [], `${path} ${scheme}`);

@@ -351,6 +351,10 @@ function generateBaseSpec(seed: number): ToolyardAgent {
               }
             : undefined;
   const networkEnabled = random.bool(0.85);
+  const rbac = random.bool(0.6) ? random.pick(['none', 'read-only', 'namespace-write'] as const) : undefined;
+  // Pods with Kubernetes authority need the API server's addresses (no default since issue 32).
+  const needsApiServer =
+    (rbac ?? 'none') !== 'none' || gateways.some((g) => 'authority' in g && g.authority?.kubernetes);
 
   return {
     apiVersion: 'toolyard.dev/v1alpha1',
@@ -373,13 +377,17 @@ function generateBaseSpec(seed: number): ToolyardAgent {
       backends,
       ...(toolchains.length > 0 || random.bool() ? { toolchains } : {}),
       ...(gateways.length > 0 || random.bool() ? { gateways } : {}),
-      ...(random.bool(0.6)
-        ? { rbac: { preset: random.pick(['none', 'read-only', 'namespace-write'] as const) } }
-        : {}),
+      ...(rbac ? { rbac: { preset: rbac } } : {}),
       networkPolicy: {
         enabled: networkEnabled,
         ...(random.bool(0.3) ? { modelEgress: { cidrs: ['0.0.0.0/0', '::/0'], ports: [443] } } : {}),
-        ...(random.bool(0.3) ? { apiServerEgress: { cidrs: ['10.96.0.1/32'], ports: [443] } } : {}),
+        ...(needsApiServer || random.bool(0.3)
+          ? {
+              apiServerEgress: random.bool()
+                ? { cidrs: ['10.96.0.1/32'], ports: [443] }
+                : { cidrs: ['10.96.0.1/32', '172.18.0.2/32', 'fd00:10:96::1/128'], ports: [443, 6443] },
+            }
+          : {}),
         ...(random.bool(0.3)
           ? { registryEgress: { cidrs: ['10.40.0.0/16', '2001:db8:40::/48'], ports: [443, 8443] } }
           : {}),

@@ -71,13 +71,17 @@ describe('toolyard-confine build', () => {
     });
   }
 
-  it('runs the arm64 build under qemu-user (which offers no Landlock: best-effort)', (t) => {
+  it('runs the arm64 build under qemu-user (which offers no Landlock and no seccomp filter: best-effort, --no-wall)', (t) => {
     const qemu = spawnSync('qemu-aarch64-static', ['--version']);
     if (qemu.error) return t.skip('qemu-aarch64-static is not installed');
     const bin = join(dir, 'arm64-1');
+    const probe = spawnSync('qemu-aarch64-static', [bin, '--probe', '--mode', 'best-effort'], {
+      encoding: 'utf8',
+    });
+    assert.equal(parseReports(probe.stdout)[0]?.wall, 'unavailable', probe.stdout);
     const r = spawnSync(
       'qemu-aarch64-static',
-      [bin, '--mode', 'best-effort', '--report-fd', '3', '--', '/bin/sh', '-c', 'exit 7'],
+      [bin, '--mode', 'best-effort', '--no-wall', '--report-fd', '3', '--', '/bin/sh', '-c', 'exit 7'],
       {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'pipe', 'pipe'],

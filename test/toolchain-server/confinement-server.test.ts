@@ -112,10 +112,11 @@ describe('kernel confinement through the server (limits.confinement: required)',
     if (own) rmSync(own, { recursive: true, force: true });
   });
 
-  it('reports the ABI on /readyz and /metrics and in every audit line', async () => {
+  it('reports the ABI and the second wall on /readyz and /metrics and in every audit line', async () => {
     const ready = (await (await fetch(`${server.url}/readyz`)).json()) as {
-      confinement: { mode: string; abi: number; status: string };
+      confinement: { mode: string; abi: number; status: string; wall: string };
     };
+    assert.ok(['namespaces', 'seccomp'].includes(ready.confinement.wall), ready.confinement.wall);
     assert.equal(ready.confinement.mode, 'required');
     assert.equal(ready.confinement.status, 'enforced');
     assert.ok(ready.confinement.abi >= 1, `abi ${ready.confinement.abi}`);
@@ -123,11 +124,20 @@ describe('kernel confinement through the server (limits.confinement: required)',
       await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
     ).text();
     assert.match(metrics, new RegExp(`^toolyard_confinement_abi ${ready.confinement.abi}$`, 'm'));
+    assert.match(
+      metrics,
+      new RegExp(`^toolyard_confinement_wall\\{mechanism="${ready.confinement.wall}"\\} 1$`, 'm'),
+    );
     await call(client, ['cat', 'read.sh']);
     const audit = server.lines.filter((l) => l.event === 'audit').at(-1) as {
-      confinement: { abi: number; mode: string; killed: number };
+      confinement: { abi: number; mode: string; killed: number; wall: string };
     };
-    assert.deepEqual(audit.confinement, { abi: ready.confinement.abi, mode: 'required', killed: 0 });
+    assert.deepEqual(audit.confinement, {
+      abi: ready.confinement.abi,
+      mode: 'required',
+      killed: 0,
+      wall: ready.confinement.wall,
+    });
   });
 
   it('refuses a write outside the workspace roots (EACCES); the control writes', async () => {
@@ -314,25 +324,28 @@ describe('degradation: a kernel without Landlock (simulated by the helper, test-
     const server = await startServerProcess({ dir: own, config: config('best-effort') });
     try {
       const ready = (await (await fetch(`${server.url}/readyz`)).json()) as {
-        confinement: { mode: string; abi: number; status: string };
+        confinement: { mode: string; abi: number; status: string; wall: string };
       };
-      assert.deepEqual(ready.confinement, { mode: 'best-effort', abi: 0, status: 'unavailable' });
+      // The second wall needs no Landlock: it still applies.
+      const wall = ready.confinement.wall;
+      assert.ok(['namespaces', 'seccomp'].includes(wall), wall);
+      assert.deepEqual(ready.confinement, { mode: 'best-effort', abi: 0, status: 'unavailable', wall });
       await waitFor(
         () => /this kernel offers no Landlock: commands run unconfined/.test(server.stderr()),
         3000,
         'the warning',
       );
       const startup = server.lines.find((l) => l.event === 'toolchain') as { confinement: unknown };
-      assert.deepEqual(startup.confinement, { mode: 'best-effort', abi: 0, status: 'unavailable' });
+      assert.deepEqual(startup.confinement, { mode: 'best-effort', abi: 0, status: 'unavailable', wall });
       const client = await connectClient(server.url);
       const target = join(ws.outside, 'unconfined');
       const r = await call(client, ['sh', 'write.sh', target]);
       assert.equal(r.stdout, 'wrote\n', 'without Landlock the write goes through: the degradation is real');
       await client.close();
       const audit = server.lines.filter((l) => l.event === 'audit').at(-1) as {
-        confinement: { abi: number; mode: string; killed: number };
+        confinement: { abi: number; mode: string; killed: number; wall: string };
       };
-      assert.deepEqual(audit.confinement, { abi: 0, mode: 'best-effort', killed: 0 });
+      assert.deepEqual(audit.confinement, { abi: 0, mode: 'best-effort', killed: 0, wall });
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;

@@ -10,7 +10,12 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseToolchainServerConfig } from '../../toolchain-server/src/config.ts';
 import { refusedEnvReason } from '../../toolchain-server/src/policy/env.ts';
-import { egressProxyEnv, PROXY_ENV_NAMES } from '../../toolchain-server/src/policy/proxy-env.ts';
+import {
+  egressProxyEnv,
+  PROXY_ENV_NAMES,
+  proxyAddressForCalls,
+  proxyUrl,
+} from '../../toolchain-server/src/policy/proxy-env.ts';
 import { Toolchain } from '../../toolchain-server/src/toolchain.ts';
 import { makeConfig, makeWorkspace } from './helpers.ts';
 
@@ -36,6 +41,32 @@ describe('egressProxy', () => {
     const url = new URL(env.HTTPS_PROXY!);
     assert.equal(decodeURIComponent(url.password), TOKEN);
     assert.equal(url.username, 'toolchain-rust');
+  });
+
+  it('gives calls the proxy by address under connect: egress, where they may not resolve names (no UDP)', async () => {
+    const settings = { url: 'http://localhost:8480', user: 'toolchain-rust', noProxy: [] };
+    const warnings: string[] = [];
+    const warn = (m: string) => warnings.push(m);
+    const address = await proxyAddressForCalls(settings.url, 'egress', warn);
+    assert.ok(address === '127.0.0.1' || address === '::1', address);
+    assert.equal(
+      new URL(proxyUrl(settings, TOKEN, address)).host,
+      address === '::1' ? '[::1]:8480' : '127.0.0.1:8480',
+    );
+    // With connect: pod calls resolve for themselves; an address needs no resolving.
+    assert.equal(await proxyAddressForCalls(settings.url, 'pod', warn), undefined);
+    assert.equal(await proxyAddressForCalls('http://10.96.0.7:8480', 'egress', warn), undefined);
+    assert.deepEqual(warnings, []);
+    // A name that does not resolve: the name stays, and the warning says what will fail and what to do.
+    assert.equal(await proxyAddressForCalls('http://nowhere.invalid:8480', 'egress', warn), undefined);
+    assert.match(
+      warnings[0] ?? '',
+      /egressProxy\.url names nowhere\.invalid, which did not resolve.*give egressProxy\.url an address/,
+    );
+    assert.equal(
+      egressProxyEnv(settings, TOKEN, '10.96.0.7').HTTPS_PROXY,
+      `http://toolchain-rust:${ENCODED}@10.96.0.7:8480`,
+    );
   });
 
   it('puts the proxy in every child environment, over passthrough and fixed values', async () => {

@@ -1,6 +1,6 @@
 /** Starts the real server as a child process (source entry or bundle) and reads its JSON lines. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listeningPort } from '../../toolchain-server/scripts/listening-port.ts';
@@ -30,9 +30,15 @@ export async function startServerProcess(options: {
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
+  /** Run the server as this uid and gid (a root test's pod user, test/support/pod-user.ts); it owns its config. */
+  user?: { readonly uid?: number; readonly gid?: number };
+  /** In a process group of its own (what its calls may name as the server's group is then the server alone). */
+  detached?: boolean;
 }): Promise<ServerProcess> {
   const configPath = join(options.dir, `config-${process.hrtime.bigint()}.json`);
   writeFileSync(configPath, JSON.stringify(options.config));
+  const { uid, gid } = options.user ?? {};
+  if (uid !== undefined) chownSync(configPath, uid, gid ?? uid);
   const child = spawn(
     options.node ?? process.execPath,
     [
@@ -46,6 +52,8 @@ export async function startServerProcess(options: {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: options.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       cwd: options.cwd,
+      ...(uid !== undefined ? { uid, gid: gid ?? uid } : {}),
+      ...(options.detached ? { detached: true } : {}),
     },
   );
   let stderr = '';

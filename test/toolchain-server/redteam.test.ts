@@ -5,7 +5,8 @@
  * payload, no canary or token in anything returned, nothing new outside the roots.
  *
  * Controls show the payloads are live (they bite when run without the server), and a last block pins down
- * what only the container bounds, as docs/toolchain-server.md says.
+ * what only the container bounds, as docs/toolchain-server.md says. Everything runs as the pods' uid (65532) when
+ * the test runs as root: root's capabilities would hold what only the uid's own rules should.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -21,6 +22,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { asPodUser, chownForPod } from '../support/pod-user.ts';
 import { connectClient } from './helpers.ts';
 
 type Client = Awaited<ReturnType<typeof connectClient>>;
@@ -55,9 +57,11 @@ describe('red-team corpus against the real server', () => {
 
   before(async () => {
     pg = makePlayground();
+    chownForPod(pg.base);
     outsideBefore = listing(pg.outside);
     server = await startServerProcess({
       dir: pg.base,
+      user: asPodUser(),
       // Secrets in the server's own environment: a child must never see them, not even in /proc.
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -152,6 +156,7 @@ describe('controls: the payloads bite when run without the server', () => {
   before(() => {
     dir = realpathSync(mkdtempSync(join(tmpdir(), 'toolyard-control-')));
     writeFileSync(join(dir, 'f'), 'a\n');
+    chownForPod(dir);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -169,33 +174,48 @@ describe('controls: the payloads bite when run without the server', () => {
       {
         cwd: dir,
         env,
+        ...asPodUser(),
       },
     ),
   );
   bites('make --eval', (mark) => {
     // make then stops for want of a target; the --eval has run by then.
-    spawnSync('make', ['-f', '/dev/null', `--eval=$(shell touch ${mark})`], { cwd: dir, env });
+    spawnSync('make', ['-f', '/dev/null', `--eval=$(shell touch ${mark})`], {
+      cwd: dir,
+      env,
+      ...asPodUser(),
+    });
   });
   bites('sed without --sandbox', (mark) =>
-    execFileSync('sed', ['-n', `1e touch ${mark}`, 'f'], { cwd: dir, env }),
+    execFileSync('sed', ['-n', `1e touch ${mark}`, 'f'], { cwd: dir, env, ...asPodUser() }),
   );
   bites('a planted core.fsmonitor on git status', (mark) => {
-    execFileSync('git', ['init', '-q', 'repo-fs'], { cwd: dir, env });
-    execFileSync('git', ['-C', 'repo-fs', 'config', 'core.fsmonitor', `touch ${mark}`], { cwd: dir, env });
-    spawnSync('git', ['-C', 'repo-fs', 'status'], { cwd: dir, env });
+    execFileSync('git', ['init', '-q', 'repo-fs'], { cwd: dir, env, ...asPodUser() });
+    execFileSync('git', ['-C', 'repo-fs', 'config', 'core.fsmonitor', `touch ${mark}`], {
+      cwd: dir,
+      env,
+      ...asPodUser(),
+    });
+    spawnSync('git', ['-C', 'repo-fs', 'status'], { cwd: dir, env, ...asPodUser() });
   });
   bites('a planted pre-commit hook', (mark) => {
-    execFileSync('git', ['init', '-q', 'repo-hook'], { cwd: dir, env });
+    execFileSync('git', ['init', '-q', 'repo-hook'], { cwd: dir, env, ...asPodUser() });
     writeFileSync(join(dir, 'repo-hook/.git/hooks/pre-commit'), `#!/bin/sh\ntouch ${mark}\n`, {
       mode: 0o755,
     });
-    execFileSync('git', ['-C', 'repo-hook', 'commit', '-q', '--allow-empty', '-m', 'x'], { cwd: dir, env });
+    chownForPod(join(dir, 'repo-hook/.git/hooks/pre-commit'));
+    execFileSync('git', ['-C', 'repo-hook', 'commit', '-q', '--allow-empty', '-m', 'x'], {
+      cwd: dir,
+      env,
+      ...asPodUser(),
+    });
   });
   bites("tar extracting through the workspace's own symlink", (mark) => {
     mkdirSync(join(dir, 'ws'));
     execFileSync('ln', ['-s', dir, join(dir, 'ws', 'out')]);
     writeFileSync(join(dir, 't.tar'), tarArchive([{ name: `out/${mark.split('/').pop()}`, data: 'x' }]));
-    execFileSync('tar', ['-xf', '../t.tar'], { cwd: join(dir, 'ws'), env });
+    chownForPod(join(dir, 'ws'));
+    execFileSync('tar', ['-xf', '../t.tar'], { cwd: join(dir, 'ws'), env, ...asPodUser() });
   });
 
   it("a child reads its parent's environment from /proc, which is why the server re-executes itself", () => {
@@ -206,7 +226,7 @@ describe('controls: the payloads bite when run without the server', () => {
         '-e',
         "process.stdout.write(require('child_process').execFileSync('sh', ['-c', 'tr \"\\\\000\" \"\\\\n\" < /proc/$PPID/environ']))",
       ],
-      { env: { ...env, SECRET: secret }, encoding: 'utf8' },
+      { env: { ...env, SECRET: secret }, encoding: 'utf8', ...asPodUser() },
     );
     assert.match(out, new RegExp(`SECRET=${secret}`));
   });
@@ -219,8 +239,10 @@ describe('what only the container bounds without kernel confinement (docs/toolch
   let client: Client;
   before(async () => {
     pg = makePlayground();
+    chownForPod(pg.base);
     server = await startServerProcess({
       dir: pg.base,
+      user: asPodUser(),
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       config: {
         name: 'limits',

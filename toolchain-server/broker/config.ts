@@ -15,9 +15,9 @@
  */
 import { z } from 'zod';
 import { resourceAttributesSchema, sampleRatioSchema } from '../kit/telemetry-config.ts';
-import { BROKER_PATHS, BROKER_PORTS, DEFAULT_DENIED_CIDRS } from './constants.ts';
+import { BROKER_PATHS, BROKER_PORTS, DEFAULT_DENIED_CIDRS, DEFAULT_HTTP_PORTS } from './constants.ts';
 
-export { BROKER_PATHS, BROKER_PORTS, DEFAULT_DENIED_CIDRS };
+export { BROKER_PATHS, BROKER_PORTS, DEFAULT_DENIED_CIDRS, DEFAULT_HTTP_PORTS };
 
 import { parseCidr } from './addresses.ts';
 
@@ -150,6 +150,11 @@ export const brokerConfigSchema = z
     callers: z.array(callerSchema).min(1),
     /** Refused after resolution, whatever a caller's list says. */
     deniedCidrs: z.array(z.string().min(1)).default([...DEFAULT_DENIED_CIDRS]),
+    /**
+     * Ports where a tunnel must open with a TLS ClientHello or an HTTP/1.x request (whose name the broker checks):
+     * anything else to them is refused, not relayed. Other ports pass bytes it cannot read (SSH, a database).
+     */
+    httpPorts: z.array(port).default([...DEFAULT_HTTP_PORTS]),
     /** Extra CA certificates (PEM file) trusted for upstream TLS, besides Node's bundled roots. */
     extraCaFile: absolutePath.optional(),
     /**

@@ -28,6 +28,12 @@ const NAME = /^(?:[a-z0-9_](?:[-a-z0-9_]*[a-z0-9])?\.)*[a-z](?:[-a-z0-9]*[a-z0-9
  * refused as IP literals.
  */
 export function parseConnectTarget(target: string | undefined): { host: string; port: number } {
+  // User info in the target is a credential in the wrong place: refused without repeating it.
+  if (target?.includes('@'))
+    throw new BrokerError(
+      'TOOLYARD_BROKER_BAD_REQUEST',
+      'the CONNECT target holds user info ("@"): send host:port as the target and the credentials in Proxy-Authorization',
+    );
   const match = /^(\[[^\]]*\]|[^:[\]]+):([0-9]{1,5})$/.exec(target ?? '');
   if (!match)
     throw new BrokerError(
@@ -209,12 +215,13 @@ export function handleConnect(
       );
     const credentials = proxyCredentials(request.headers['proxy-authorization']);
     const identified = credentials && ctx.tokens.identify(credentials.token);
+    // Nothing of what the caller presented is repeated (its "user" may be a token put in the wrong place).
     if (!credentials || identified !== credentials.user)
       throw new BrokerError(
         'TOOLYARD_BROKER_UNAUTHENTICATED',
-        credentials
-          ? `the token presented is not caller ${JSON.stringify(credentials.user)}'s broker token`
-          : "no Proxy-Authorization: send Basic base64(<caller>:<broker token>) (the proxy URL's user info)",
+        request.headers['proxy-authorization'] === undefined
+          ? "no Proxy-Authorization: send Basic base64(<caller>:<broker token>) (the proxy URL's user info)"
+          : "the Proxy-Authorization credential is not a caller's name with its broker token: send Basic base64(<caller>:<broker token>) (the proxy URL's user info)",
         407,
       );
     caller = identified;

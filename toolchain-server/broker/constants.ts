@@ -37,3 +37,9 @@ export const BROKER_PATHS = {
 
 /** Default listener ports of the broker: routes and CONNECT, and health/metrics. */
 export const BROKER_PORTS = { proxy: 8480, health: 9480 } as const;
+
+/**
+ * Where a tunnel must open with a TLS ClientHello or an HTTP/1.x request (IANA http, https, http-alt,
+ * https-alt): the broker's `httpPorts` default.
+ */
+export const DEFAULT_HTTP_PORTS = [80, 443, 8080, 8443] as const;

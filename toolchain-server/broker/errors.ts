@@ -45,7 +45,12 @@ export const BROKER_ERRORS = {
   TOOLYARD_BROKER_NAME_MISMATCH: {
     status: 403,
     meaning:
-      "A tunnel's first bytes name another site than its CONNECT host (TLS SNI, or an HTTP Host), or a TLS ClientHello names none: the tunnel is closed before any byte goes upstream (domain fronting).",
+      "A tunnel's first bytes name another site than its CONNECT host (TLS SNI, or an HTTP request's Host or target, whatever its method), or a TLS ClientHello names none: the tunnel is closed before any byte goes upstream (domain fronting).",
+  },
+  TOOLYARD_BROKER_UNREADABLE_TUNNEL: {
+    status: 403,
+    meaning:
+      'A tunnel to an HTTP port (httpPorts: 80, 443, 8080, 8443 by default) whose first bytes are neither a TLS ClientHello nor an HTTP/1.x request (or are a malformed one): the broker cannot check which site they ask for, so it closes the tunnel before any byte goes upstream.',
   },
   TOOLYARD_BROKER_TOO_MANY_CONNECTIONS: {
     status: 429,

@@ -1,8 +1,10 @@
 /**
  * What a tunnel's client says first, read before any byte goes upstream: the server name of a TLS ClientHello
- * (SNI), or the Host of a plain HTTP request. The broker vetted the CONNECT host's addresses; these checks stop
- * a client from then asking a shared front end (a CDN) for another site than the one it was allowed —
- * domain fronting through SNI or Host. Bytes of any other protocol pass unread.
+ * (SNI), or the authority of a plain HTTP/1.x request (its Host, or its absolute- or authority-form target). The
+ * broker vetted the CONNECT host's addresses; these checks stop a client from then asking a shared front end (a
+ * CDN) for another site than the one it was allowed — domain fronting through SNI or Host. Any RFC 9110 method
+ * (a token: `PROPFIND`, `get`, `M-SEARCH`, …) makes a request line; bytes that are neither TLS nor HTTP/1.x are
+ * `other`, which the tunnel refuses on the config's `httpPorts` and passes elsewhere.
  */
 
 export type FirstBytes =
@@ -15,7 +17,12 @@ export type FirstBytes =
 /** Most bytes held back while waiting for a whole ClientHello or HTTP request head. */
 export const MAX_FIRST_BYTES = 64 * 1024;
 
-const HTTP_METHOD = /^[A-Z]{3,10} /;
+/** RFC 9110 §5.6.2 tchar: a method is one or more of them. */
+const TCHAR = "!#$%&'*+.^_`|~0-9A-Za-z-";
+/** A request line: method, target, HTTP version (RFC 9112 §3), without its line end. */
+const REQUEST_LINE = new RegExp(`^([${TCHAR}]+) (\\S+) HTTP/([0-9.]+)$`);
+/** What may still become a request line once its end arrives: a method, a target, the start of `HTTP/`. */
+const REQUEST_LINE_SO_FAR = new RegExp(`^[${TCHAR}]+(?: \\S*(?: (?:H(?:T(?:T(?:P(?:/[0-9.]*)?)?)?)?)?)?)?$`);
 
 export function readFirstBytes(input: Buffer): FirstBytes {
   // HTTP servers skip empty lines before a request line (RFC 9112 §2.2): so must the Host check.
@@ -25,29 +32,47 @@ export function readFirstBytes(input: Buffer): FirstBytes {
   const buffer = input.subarray(skip);
   if (buffer.length === 0) return { kind: 'incomplete' };
   if (buffer[0] === 0x16) return readClientHello(buffer);
-  const start = buffer.subarray(0, 11).toString('latin1');
-  if (HTTP_METHOD.test(start) || (/^[A-Z]{1,10}$/.test(start) && buffer.length < 11))
-    return readHttpHead(buffer);
-  return { kind: 'other' };
+  const lf = buffer.indexOf(0x0a);
+  if (lf < 0) {
+    if (buffer.length > MAX_FIRST_BYTES) return { kind: 'other' };
+    return REQUEST_LINE_SO_FAR.test(buffer.toString('latin1')) ? { kind: 'incomplete' } : { kind: 'other' };
+  }
+  const line = buffer.subarray(0, lf).toString('latin1').replace(/\r$/, '');
+  const request = REQUEST_LINE.exec(line);
+  if (!request) return { kind: 'other' };
+  // HTTP/2's preface (`PRI * HTTP/2.0`) or any other version: a request whose authority cannot be read here.
+  if (!/^1\.[0-9]$/.test(request[3]!))
+    return { kind: 'invalid', reason: `an HTTP/${request[3]} request line (only HTTP/1.x can be checked)` };
+  return readHttpHead(buffer, request[1]!, request[2]!);
 }
 
-function readHttpHead(buffer: Buffer): FirstBytes {
-  const end = buffer.indexOf('\r\n\r\n');
-  if (end < 0)
+function readHttpHead(buffer: Buffer, method: string, target: string): FirstBytes {
+  const text = buffer.toString('latin1');
+  // The head ends at the first empty line; LF alone ends a line too (RFC 9112 §2.2).
+  const end = /\r?\n\r?\n/.exec(text);
+  if (!end)
     return buffer.length > MAX_FIRST_BYTES
       ? { kind: 'invalid', reason: 'an HTTP request head over 64 KiB' }
       : { kind: 'incomplete' };
-  const [requestLine = '', ...lines] = buffer.subarray(0, end).toString('latin1').split('\r\n');
+  const lines = text.slice(0, end.index).split(/\r?\n/).slice(1);
+  // A folded line (obs-fold) continues a header some servers join and others refuse: not read, refused.
+  if (lines.some((l) => /^[ \t]/.test(l))) return { kind: 'invalid', reason: 'a folded header line' };
   const hosts = lines.filter((l) => /^host\s*:/i.test(l)).map((l) => l.slice(l.indexOf(':') + 1).trim());
   if (hosts.length > 1) return { kind: 'invalid', reason: 'more than one Host header' };
-  // An absolute-form target names the host a server (or front end) uses, whatever Host says.
-  const absolute = /^[A-Z]+ [a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?([^/?#]*)/i.exec(requestLine);
-  if (absolute && hosts[0] !== undefined && hosts[0].toLowerCase() !== absolute[1]!.toLowerCase())
+  // An absolute-form target names the host a server (or front end) uses, whatever Host says; a CONNECT's
+  // authority-form target is where it goes.
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?([^/?#]*)/i.exec(target);
+  const authority = absolute
+    ? absolute[1]!
+    : method === 'CONNECT'
+      ? target.replace(/^[^@]*@/, '')
+      : undefined;
+  if (authority !== undefined && hosts[0] !== undefined && hosts[0].toLowerCase() !== authority.toLowerCase())
     return {
       kind: 'invalid',
-      reason: 'an absolute-form request target and a Host header naming different hosts',
+      reason: 'a request target and a Host header naming different hosts',
     };
-  return { kind: 'http', host: absolute ? absolute[1] : hosts[0] };
+  return { kind: 'http', host: authority ?? hosts[0] };
 }
 
 /** The handshake bytes of the leading TLS records, once a whole ClientHello has arrived. */

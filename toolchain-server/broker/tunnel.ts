@@ -5,12 +5,14 @@
  */
 import type { Socket } from 'node:net';
 import { type BrokerContext, finish, type Outcome, release } from './context.ts';
+import type { BrokerErrorCode } from './errors.ts';
 import { namesTarget, readFirstBytes } from './first-bytes.ts';
 
 /**
  * Answers 200, then holds the client's first bytes until they show which site it asks for: a TLS ClientHello
- * must name the CONNECT host (SNI), a plain HTTP request must carry it as Host. Only then does a byte go
- * upstream; a mismatch closes both sides. Other protocols pass unread.
+ * must name the CONNECT host (SNI), a plain HTTP/1.x request (any method) must carry it as Host or in its target.
+ * Only then does a byte go upstream; a mismatch closes both sides. Bytes that are neither are refused on HTTP
+ * ports (fail closed) and pass unread elsewhere (SSH, a database).
  */
 export function tunnel(
   ctx: BrokerContext,
@@ -26,7 +28,7 @@ export function tunnel(
   let held = head;
   let settled = false;
   const idle = ctx.config.limits.idleTimeoutMs;
-  const refuse = (reason: string) => {
+  const refuse = (reason: string, code: BrokerErrorCode = 'TOOLYARD_BROKER_NAME_MISMATCH') => {
     if (settled) return;
     settled = true;
     socket.destroy();
@@ -35,7 +37,7 @@ export function tunnel(
     finish(ctx, started, {
       ...outcome,
       decision: 'denied',
-      code: 'TOOLYARD_BROKER_NAME_MISMATCH',
+      code,
       reason,
       status: 403,
       bytesIn: held.length,
@@ -44,7 +46,13 @@ export function tunnel(
   const check = (): boolean => {
     const first = readFirstBytes(held);
     if (first.kind === 'incomplete') return false;
-    if (first.kind === 'invalid') refuse(`the tunnel's first bytes are ${first.reason}`);
+    if (first.kind === 'invalid')
+      refuse(`the tunnel's first bytes are ${first.reason}`, 'TOOLYARD_BROKER_UNREADABLE_TUNNEL');
+    else if (first.kind === 'other' && ctx.config.httpPorts.includes(port))
+      refuse(
+        `the tunnel's first bytes to port ${port} are neither a TLS ClientHello nor an HTTP/1.x request: on an HTTP port the broker relays only what it can check`,
+        'TOOLYARD_BROKER_UNREADABLE_TUNNEL',
+      );
     else if (first.kind === 'tls' && first.serverName === undefined)
       refuse(`the TLS ClientHello names no server (SNI); it must name ${host}`);
     else if (first.kind === 'tls' && !namesTarget(first.serverName!, host, port))

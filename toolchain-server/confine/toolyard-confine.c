@@ -23,7 +23,14 @@ enum { NR_read = 0, NR_write = 1, NR_close = 3, NR_rt_sigprocmask = 14, NR_nanos
        NR_clone = 56, NR_execve = 59, NR_exit_group = 231, NR_wait4 = 61, NR_kill = 62, NR_fcntl = 72,
        NR_prctl = 157, NR_getdents64 = 217, NR_clock_gettime = 228, NR_openat = 257,
        NR_rt_sigtimedwait = 128, NR_fstat = 5, NR_fchdir = 81, NR_setpgid = 109, NR_ppoll = 271,
-       NR_signalfd4 = 289, NR_pipe2 = 293, NR_dup3 = 292, NR_mkdirat = 258, NR_unlinkat = 263 };
+       NR_signalfd4 = 289, NR_pipe2 = 293, NR_dup3 = 292, NR_mkdirat = 258, NR_unlinkat = 263, NR_unshare = 272,
+       NR_getuid = 102, NR_getgid = 104 };
+/* What the second wall's filter checks (docs/confinement.md, "The second wall"). */
+enum { SC_socket = 41, SC_sendto = 44, SC_sendmsg = 46, SC_sendmmsg = 307, SC_prlimit64 = 302, SC_setpriority = 141,
+       SC_sched_setaffinity = 203, SC_sched_setscheduler = 144, SC_sched_setparam = 142, SC_sched_setattr = 314,
+       SC_ioprio_set = 251, SC_add_key = 248, SC_request_key = 249, SC_keyctl = 250, SC_shmget = 29, SC_shmat = 30,
+       SC_shmctl = 31, SC_msgget = 68, SC_msgsnd = 69, SC_msgrcv = 70, SC_msgctl = 71, SC_semget = 64, SC_semop = 65,
+       SC_semctl = 66, SC_semtimedop = 220, SC_mq_open = 240, SC_mq_unlink = 241, AUDIT_ARCH = 0xc000003e };
 static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f) {
   register i64 r10 __asm__("r10") = d;
   register i64 r8 __asm__("r8") = e;
@@ -41,7 +48,14 @@ enum { NR_read = 63, NR_write = 64, NR_close = 57, NR_rt_sigprocmask = 135, NR_n
        NR_getpid = 172, NR_clone = 220, NR_execve = 221, NR_exit_group = 94, NR_wait4 = 260, NR_kill = 129,
        NR_fcntl = 25, NR_prctl = 167, NR_getdents64 = 61, NR_clock_gettime = 113, NR_openat = 56,
        NR_rt_sigtimedwait = 137, NR_fstat = 80, NR_fchdir = 50, NR_setpgid = 154, NR_ppoll = 73,
-       NR_signalfd4 = 74, NR_pipe2 = 59, NR_dup3 = 24, NR_mkdirat = 34, NR_unlinkat = 35 };
+       NR_signalfd4 = 74, NR_pipe2 = 59, NR_dup3 = 24, NR_mkdirat = 34, NR_unlinkat = 35, NR_unshare = 97,
+       NR_getuid = 174, NR_getgid = 176 };
+enum { SC_socket = 198, SC_sendto = 206, SC_sendmsg = 211, SC_sendmmsg = 269, SC_prlimit64 = 261, SC_setpriority = 140,
+       SC_sched_setaffinity = 122, SC_sched_setscheduler = 119, SC_sched_setparam = 118, SC_sched_setattr = 274,
+       SC_ioprio_set = 30, SC_add_key = 217, SC_request_key = 218, SC_keyctl = 219, SC_shmget = 194, SC_shmat = 196,
+       SC_shmctl = 195, SC_msgget = 186, SC_msgsnd = 189, SC_msgrcv = 188, SC_msgctl = 187, SC_semget = 190,
+       SC_semop = 193, SC_semctl = 191, SC_semtimedop = 192, SC_mq_open = 180, SC_mq_unlink = 181,
+       AUDIT_ARCH = 0xc00000b7 };
 static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f) {
   register i64 x8 __asm__("x8") = n;
   register i64 x0 __asm__("x0") = a;
@@ -60,7 +74,7 @@ __asm__(".text\n.globl _start\n_start:\n mov x29, #0\n mov x30, #0\n mov x0, sp\
 
 /* Same numbers on both architectures (the generic table starts them at 424+). */
 enum { NR_landlock_create_ruleset = 444, NR_landlock_add_rule = 445, NR_landlock_restrict_self = 446,
-       NR_close_range = 436 };
+       NR_close_range = 436, SC_io_uring_setup = 425 };
 #define sys0(n) sys6(n, 0, 0, 0, 0, 0, 0)
 #define sys1(n, a) sys6(n, (i64)(a), 0, 0, 0, 0, 0)
 #define sys2(n, a, b) sys6(n, (i64)(a), (i64)(b), 0, 0, 0, 0)
@@ -89,6 +103,7 @@ enum { AT_FDCWD = -100, O_RDONLY = 0, O_RDWR = 2, O_NONBLOCK = 04000, O_CLOEXEC 
 #define FS_REFER (1UL << 13)
 #define FS_TRUNCATE (1UL << 14)
 #define FS_IOCTL_DEV (1UL << 15)
+#define FS_RESOLVE_UNIX (1UL << 16)
 #define FS_FILE_ONLY (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
 #define NET_BIND_TCP (1UL << 0)
 #define NET_CONNECT_TCP (1UL << 1)
@@ -258,6 +273,144 @@ static void usage(const char *what) {
   sys1(NR_exit_group, EXIT_SETUP);
 }
 
+/* ---- the second wall (docs/confinement.md): per-call user + IPC namespaces where the node allows them, and a
+   seccomp filter for what Landlock does not mediate. Both are inherited by everything the command starts. ---- */
+enum { CLONE_NEWIPC = 0x08000000, CLONE_NEWUSER = 0x10000000, PR_SET_SECCOMP = 22, SECCOMP_MODE_FILTER = 2,
+       EPERM = 1, EPROTONOSUPPORT = 93, EAFNOSUPPORT = 97, O_WRONLY = 1 };
+/* A call's wall: none (--no-wall), the filter alone, or namespaces and the filter. `unavailable`: probe only. */
+enum { WALL_OFF, WALL_SECCOMP, WALL_NAMESPACES, WALL_UNAVAILABLE };
+static const char *const wall_names[] = {"off", "seccomp", "namespaces", "unavailable"};
+
+static i64 write_proc(const char *path, const char *text, unsigned long n) {
+  i64 fd = sys4(NR_openat, AT_FDCWD, path, O_WRONLY | O_CLOEXEC, 0);
+  if (fd < 0) return fd;
+  i64 w = sys3(NR_write, fd, text, n);
+  sys1(NR_close, fd);
+  return w < 0 ? w : 0;
+}
+
+/* Writes "<id> <id> 1\n" (one id mapped to itself) into `path`. */
+static void map_self(const char *path, u64 id) {
+  char d[24], map[64];
+  int i = 0, n = 0;
+  do d[i++] = (char)('0' + id % 10), id /= 10;
+  while (id);
+  for (int r = 0; r < 2; r++) {
+    for (int k = i; k--;) map[n++] = d[k];
+    map[n++] = ' ';
+  }
+  map[n++] = '1', map[n++] = '\n';
+  write_proc(path, map, (unsigned long)n);
+}
+
+/*
+ * Moves this process (the reaper, so every process of the call) into a new user namespace, its uid and gid mapped
+ * to themselves (so `id` and file owners read as before), and a new IPC namespace: SysV objects and POSIX message
+ * queues of the call are its own and go with it. 0, or -errno where the node forbids it (RuntimeDefault seccomp
+ * profiles refuse unshare without CAP_SYS_ADMIN; sysctls may forbid unprivileged user namespaces).
+ */
+static i64 enter_namespaces(void) {
+  u64 uid = (u64)sys0(NR_getuid), gid = (u64)sys0(NR_getgid);
+  i64 e = sys1(NR_unshare, CLONE_NEWUSER | CLONE_NEWIPC);
+  if (e < 0) return e;
+  /* A reaper forked from the spawner is not dumpable, so its /proc files belong to root and it could not write its
+     own maps: dumpable again for the writes (the reaper makes itself undumpable before the fork). Unmapped, the
+     call's uid would read as 65534, and setresuid(-1, getuid()) — posix_spawn's POSIX_SPAWN_RESETIDS — fails. */
+  sys6(NR_prctl, PR_SET_DUMPABLE, 1, 0, 0, 0, 0);
+  map_self("/proc/self/uid_map", uid);
+  write_proc("/proc/self/setgroups", "deny", 4);
+  map_self("/proc/self/gid_map", gid);
+  return 0;
+}
+
+/* Classic BPF over struct seccomp_data: nr at 0, arch at 4, then six u64 arguments from 16 (little-endian). */
+struct sock_filter { unsigned short code; unsigned char jt, jf; u32 k; };
+struct sock_fprog { unsigned short len; struct sock_filter *filter; };
+enum { LD_ABS = 0x20, JEQ = 0x15, JGE = 0x35, JSET = 0x45, AND = 0x54, RET = 0x06 };
+#define ARG(i) (16 + 8 * (i))
+/* Jump targets >= TO_ALLOW name the shared returns at the end (in this order); lower ones are relative skips. */
+enum { TO_ALLOW = 240, TO_EPERM, TO_EACCES, TO_EPROTONOSUPPORT, TO_EAFNOSUPPORT, TO_ENOSYS };
+static const u32 returns[] = {0x7fff0000U, 0x50000U | EPERM, 0x50000U | EACCES, 0x50000U | EPROTONOSUPPORT,
+                              0x50000U | EAFNOSUPPORT, 0x50000U | ENOSYS};
+static struct sock_filter prog[192];
+static int plen;
+static void emit(unsigned short code, unsigned char jt, unsigned char jf, u32 k) {
+  prog[plen].code = code, prog[plen].jt = jt, prog[plen].jf = jf, prog[plen].k = k;
+  plen++;
+}
+/* Starts a block for syscall `nr` (the accumulator holds nr); done() makes a mismatch skip the whole block. */
+static int when(u32 nr) { emit(JEQ, 0, 0, nr); return plen - 1; }
+static void done(int at) { prog[at].jf = (unsigned char)(plen - at - 1); }
+static void refuse(u32 nr, unsigned char to) { emit(JEQ, to, 0, nr); }
+/* `nr` only on the caller itself: argument `a` (a pid, 0 = self) must be 0, and argument `w` (a `which`) `self`. */
+static void own_only(u32 nr, int w, u32 self, int a) {
+  int at = when(nr);
+  if (w >= 0) emit(LD_ABS, 0, 0, ARG(w)), emit(JEQ, 0, TO_EPERM, self);
+  emit(LD_ABS, 0, 0, ARG(a)), emit(JEQ, TO_ALLOW, TO_EPERM, 0);
+  done(at);
+}
+/* `nr` without MSG_FASTOPEN in its flags argument: a send that opens a TCP connection bypasses connect(). */
+static void no_fastopen(u32 nr, int flags) {
+  int at = when(nr);
+  emit(LD_ABS, 0, 0, ARG(flags)), emit(JSET, TO_EACCES, TO_ALLOW, 0x20000000);
+  done(at);
+}
+
+/*
+ * The filter of one call. Always: the kernel keyring (it outlives calls), io_uring (its operations pass beside
+ * these checks), and process attributes (rlimits, nice, affinity, scheduling, I/O priority) of any process but
+ * the caller itself — a user namespace does not stop those: the kernel compares uids, not namespaces. Without
+ * the IPC namespace: SysV IPC and POSIX message queues. With a connect rule (`egress`): inet sockets other than
+ * plain TCP (MPTCP, SCTP, UDP…), families other than inet, netlink and unix, unix sockets themselves below
+ * Landlock ABI 9 (which checks pathname sockets: socketpair stays), and MSG_FASTOPEN.
+ */
+static struct sock_fprog build_filter(int namespaces, int egress, int unix_by_landlock) {
+  plen = 0;
+  emit(LD_ABS, 0, 0, 4), emit(JEQ, 0, TO_ENOSYS, AUDIT_ARCH); /* another ABI (i386, arm32) numbers differ */
+  emit(LD_ABS, 0, 0, 0);
+#if defined(__x86_64__)
+  emit(JGE, TO_ENOSYS, 0, 0x40000000); /* x32 */
+#endif
+  refuse(SC_add_key, TO_EPERM), refuse(SC_request_key, TO_EPERM), refuse(SC_keyctl, TO_EPERM);
+  refuse(SC_io_uring_setup, TO_ENOSYS);
+  int at = when(SC_prlimit64); /* reading another's limits is harmless: new_limit NULL */
+  emit(LD_ABS, 0, 0, ARG(0)), emit(JEQ, TO_ALLOW, 0, 0);
+  emit(LD_ABS, 0, 0, ARG(2)), emit(JEQ, 0, TO_EPERM, 0);
+  emit(LD_ABS, 0, 0, ARG(2) + 4), emit(JEQ, TO_ALLOW, TO_EPERM, 0);
+  done(at);
+  own_only(SC_setpriority, 0, 0 /* PRIO_PROCESS */, 1);
+  own_only(SC_ioprio_set, 0, 1 /* IOPRIO_WHO_PROCESS */, 1);
+  own_only(SC_sched_setaffinity, -1, 0, 0);
+  own_only(SC_sched_setscheduler, -1, 0, 0);
+  own_only(SC_sched_setparam, -1, 0, 0);
+  own_only(SC_sched_setattr, -1, 0, 0);
+  if (!namespaces) {
+    static const u32 ipc[] = {SC_shmget, SC_shmat, SC_shmctl, SC_msgget, SC_msgsnd, SC_msgrcv, SC_msgctl,
+                              SC_semget, SC_semop, SC_semctl, SC_semtimedop, SC_mq_open, SC_mq_unlink};
+    for (unsigned k = 0; k < sizeof ipc / sizeof ipc[0]; k++) refuse(ipc[k], TO_EPERM);
+  }
+  if (egress) {
+    at = when(SC_socket);
+    emit(LD_ABS, 0, 0, ARG(0));
+    emit(JEQ, 3, 0, 2 /* AF_INET */), emit(JEQ, 2, 0, 10 /* AF_INET6 */);
+    emit(JEQ, TO_ALLOW, 0, 16 /* AF_NETLINK */);
+    emit(JEQ, unix_by_landlock ? TO_ALLOW : TO_EACCES, TO_EAFNOSUPPORT, 1 /* AF_UNIX */);
+    emit(LD_ABS, 0, 0, ARG(1)), emit(AND, 0, 0, 0xf); /* the type without SOCK_NONBLOCK, SOCK_CLOEXEC */
+    emit(JEQ, TO_EACCES, 0, 2 /* SOCK_DGRAM */), emit(JEQ, 0, TO_EPROTONOSUPPORT, 1 /* SOCK_STREAM */);
+    emit(LD_ABS, 0, 0, ARG(2)), emit(JEQ, TO_ALLOW, 0, 0), emit(JEQ, TO_ALLOW, TO_EPROTONOSUPPORT, 6 /* TCP */);
+    done(at);
+    no_fastopen(SC_sendto, 3), no_fastopen(SC_sendmsg, 2), no_fastopen(SC_sendmmsg, 3);
+  }
+  int base = plen;
+  for (unsigned k = 0; k < sizeof returns / sizeof returns[0]; k++) emit(RET, 0, 0, returns[k]);
+  for (int i = 0; i < base; i++) {
+    if (prog[i].jt >= TO_ALLOW) prog[i].jt = (unsigned char)(base + prog[i].jt - TO_ALLOW - i - 1);
+    if (prog[i].jf >= TO_ALLOW) prog[i].jf = (unsigned char)(base + prog[i].jf - TO_ALLOW - i - 1);
+  }
+  struct sock_fprog f = {(unsigned short)plen, prog};
+  return f;
+}
+
 #define MAXRULES 4096
 static const char *ro[MAXRULES], *rw[MAXRULES];
 static u64 ports[64];
@@ -300,7 +453,7 @@ static i64 enter_cwd(const char *path, const char *id) {
 
 /* Runs one call, the command line form: parses the options, confines, forks, waits, reports; never returns. */
 static void run_one(int argc, char **argv, char **envp) {
-  int nro = 0, nrw = 0, nports = 0, no_connect = 0, probe = 0, simulate = 0, required = 1;
+  int nro = 0, nrw = 0, nports = 0, no_connect = 0, probe = 0, simulate = 0, required = 1, wall = WALL_NAMESPACES;
   u64 scoped_want = 0;
   i64 timeout_ms = 0, grace_ms = 2000;
   const char *argv0 = 0, *cwd = 0, *cwd_id = 0, *scratch = 0;
@@ -313,6 +466,8 @@ static void run_one(int argc, char **argv, char **envp) {
     else if (seq(a, "--scope-signals")) scoped_want |= SCOPE_SIGNAL;
     else if (seq(a, "--scope-abstract")) scoped_want |= SCOPE_ABSTRACT_UNIX_SOCKET;
     else if (seq(a, "--simulate-no-landlock")) simulate = 1;
+    else if (seq(a, "--no-wall")) wall = WALL_OFF;
+    else if (seq(a, "--simulate-no-userns")) { if (wall) wall = WALL_SECCOMP; }
     else if (!v) usage("missing-value");
     else if (seq(a, "--ro") && nro < MAXRULES) ro[nro++] = v, i++;
     else if (seq(a, "--rw") && nrw < MAXRULES) rw[nrw++] = v, i++;
@@ -351,6 +506,7 @@ static void run_one(int argc, char **argv, char **envp) {
   if (abi >= 2) attr.fs |= FS_REFER;
   if (abi >= 3) attr.fs |= FS_TRUNCATE;
   if (abi >= 5) attr.fs |= FS_IOCTL_DEV;
+  if (abi >= 9 && no_connect) attr.fs |= FS_RESOLVE_UNIX; /* granted nowhere: only the call's own sockets */
   if (abi >= 4 && no_connect) attr.net = NET_CONNECT_TCP, attr_size = 16;
   if (abi >= 6 && scoped_want) attr.scoped = scoped_want, attr_size = 24;
 
@@ -368,6 +524,16 @@ static void run_one(int argc, char **argv, char **envp) {
     sys1(NR_exit_group, EXIT_UNAVAILABLE);
   }
   if (probe) {
+    if (wall) { /* what a call would get: namespaces, else the filter (which needs no_new_privs), else nothing */
+      struct sock_filter allow = {RET, 0, 0, 0x7fff0000U};
+      struct sock_fprog one = {1, &allow};
+      if (wall == WALL_NAMESPACES && enter_namespaces() < 0) wall = WALL_SECCOMP;
+      if (sys6(NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) < 0 ||
+          sys6(NR_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, (i64)&one, 0, 0, 0) < 0)
+        wall = WALL_UNAVAILABLE;
+    }
+    put(" wall=");
+    put(wall_names[wall]);
     if (report_fd < 0) report_fd = 1;
     flush();
     sys1(NR_exit_group, 0);
@@ -390,7 +556,7 @@ static void run_one(int argc, char **argv, char **envp) {
       i64 fd = sys4(NR_openat, AT_FDCWD, path, O_PATH | O_CLOEXEC, 0);
       if (fd == -ENOENT || fd == -EACCES || fd == -ENOTDIR || fd == -ELOOP) continue; /* absent: no rule */
       if (fd < 0) die("open", fd, EXIT_SETUP);
-      struct path_beneath pb = {k < nro ? ro_rights : attr.fs, (int)fd};
+      struct path_beneath pb = {k < nro ? ro_rights : attr.fs & ~FS_RESOLVE_UNIX, (int)fd};
       e = sys4(NR_landlock_add_rule, ruleset, RULE_PATH_BENEATH, &pb, 0);
       if (e == -EINVAL) { /* a file, not a directory: only the rights that apply to files */
         pb.allowed &= FS_FILE_ONLY;
@@ -407,8 +573,13 @@ static void run_one(int argc, char **argv, char **envp) {
       rules++;
     }
   }
+  /* The second wall: namespaces for the reaper and so the whole call, else the filter's stricter form. */
+  if (wall == WALL_NAMESPACES && enter_namespaces() < 0) wall = WALL_SECCOMP;
+  struct sock_fprog filter = wall ? build_filter(wall == WALL_NAMESPACES, no_connect, abi >= 9) : (struct sock_fprog){0, 0};
   put(" rules=");
   putn((u64)rules, 0);
+  put(" wall=");
+  put(wall_names[wall]);
   put("\n"); /* kept: written with the error or done line, one write (one wake-up of the server) per call */
 
   /* The reaper stays outside the domain: a confined command can neither signal nor trace it. */
@@ -430,6 +601,8 @@ static void run_one(int argc, char **argv, char **envp) {
       if (e < 0) die("restrict", e, EXIT_SETUP);
       sys1(NR_close, ruleset);
     }
+    if (filter.len && (e = sys6(NR_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, (i64)&filter, 0, 0, 0)) < 0)
+      die("wall", e, EXIT_SETUP);
     char **cmd = argv + i;
     const char *file = cmd[0];
     if (argv0) cmd[0] = (char *)argv0;
@@ -503,9 +676,10 @@ static int ncalls;
 static char inbuf[INBUF];
 static unsigned long inlen;
 static char obuf[CHUNK];
-static char *req[MAXSTR + 4];
-/* `--simulate-no-landlock --serve` (tests only): every call behaves as on a kernel without Landlock. */
-static int serve_simulate;
+static char *req[MAXSTR + 8];
+/* Options before `--serve` (`--simulate-no-landlock`, `--simulate-no-userns`, `--no-wall`): given to every call. */
+static char **serve_flags;
+static int nserve_flags;
 static struct pollfd pfds[2 + 3 * MAXCALLS];
 static struct call *pcall[2 + 3 * MAXCALLS];
 static int pstream[2 + 3 * MAXCALLS];
@@ -601,7 +775,7 @@ static void start_call(u32 id, const char *payload, unsigned long n) {
     const char *p = payload + 8, *end = payload + n;
     u32 base = 1;
     req[0] = "toolyard-confine";
-    if (serve_simulate) req[base++] = "--simulate-no-landlock";
+    for (int f = 0; f < nserve_flags; f++) req[base++] = serve_flags[f];
     for (u32 k = 0; k < argc + envc; k++) {
       if (p >= end) { report_fd = 3; usage("request"); }
       req[k + base + (k >= argc)] = (char *)p;
@@ -770,7 +944,12 @@ static void serve(void) {
 __attribute__((used)) void cmain(long *sp) {
   int argc = (int)sp[0];
   char **argv = (char **)(sp + 1), **envp = argv + argc + 1;
-  if (argc == 2 && seq(argv[1], "--serve")) serve();
-  if (argc == 3 && seq(argv[1], "--simulate-no-landlock") && seq(argv[2], "--serve")) serve_simulate = 1, serve();
+  if (argc >= 2 && argc <= 5 && seq(argv[argc - 1], "--serve")) {
+    for (int i = 1; i < argc - 1; i++)
+      if (!seq(argv[i], "--simulate-no-landlock") && !seq(argv[i], "--simulate-no-userns") && !seq(argv[i], "--no-wall"))
+        usage("serve");
+    serve_flags = argv + 1, nserve_flags = argc - 2;
+    serve();
+  }
   run_one(argc, argv, envp);
 }

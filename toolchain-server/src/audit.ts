@@ -26,7 +26,7 @@ export const AUDIT_FIELDS = {
   cancelled: 'True when the client cancelled or disconnected and the process group was killed.',
   session: 'First 16 hex digits of the SHA-256 of the MCP session id (never the id itself), or null.',
   confinement:
-    'Kernel confinement of the call: `{ abi, mode, killed }` — the Landlock ABI the helper applied (0: none), `limits.confinement`, and how many leftover descendants the helper killed after the command ended (null when no process ran).',
+    'Kernel confinement of the call: `{ abi, mode, killed, wall }` — the Landlock ABI the helper applied (0: none), `limits.confinement`, how many leftover descendants the helper killed after the command ended (null when no process ran), and the second wall the call got: `namespaces` (per-call user and IPC namespaces plus the seccomp filter), `seccomp` (the filter alone, where the node forbids user namespaces), `off` or `unavailable`.',
   egress:
     'True when the call got the broker proxy (`egressProxy`; under `phase: fetch` only fetch tools get it), else false.',
   run: 'The code-mode run (`run_code`, docs/code-mode.md) the call is or was made by, or null.',
@@ -39,6 +39,7 @@ export interface AuditConfinement {
   readonly abi: number;
   readonly mode: string;
   readonly killed: number | null;
+  readonly wall: string;
 }
 
 export type AuditField = keyof typeof AUDIT_FIELDS;

@@ -9,6 +9,7 @@ import { fail as failWith, loadConfigFile, type Program, parseServerArgs } from 
 import { startTelemetry } from '../kit/telemetry.ts';
 import { parseToolchainServerConfig } from './config.ts';
 import { serverProcessEnvironment } from './policy/env.ts';
+import { proxyAddressForCalls } from './policy/proxy-env.ts';
 import { SERVER_VERSION } from './version.ts';
 
 const USAGE = `Usage: toolyard-toolchain-server --config <file.json> [--shutdown-grace-seconds <n>]
@@ -67,7 +68,17 @@ export async function main(argv: readonly string[]): Promise<void> {
     });
     // No child may read the config file or the bundle (the server's code, Node and the helper).
     const ownFiles = [resolve(args.config), dirname(fileURLToPath(import.meta.url))];
-    app = buildServer({ config, log, toolchainOptions: { ownFiles, tracer: telemetry.tracer } });
+    const proxyAddress =
+      config.egressProxy && config.limits.confinement !== 'off'
+        ? await proxyAddressForCalls(config.egressProxy.url, config.limits.connect, (message) =>
+            process.stderr.write(`toolyard-toolchain-server: ${message}\n`),
+          )
+        : undefined;
+    app = buildServer({
+      config,
+      log,
+      toolchainOptions: { ownFiles, proxyAddress, tracer: telemetry.tracer },
+    });
   } catch (error) {
     fail((error as Error).message);
   }

@@ -1,5 +1,5 @@
 /** The toolchain server's Prometheus metrics, built on the shared kit (text exposition format 0.0.4). */
-import { CallbackGauge, Counter, CounterMap, HistogramMap, Registry } from '../kit/metrics.ts';
+import { CallbackGauge, Counter, CounterMap, GaugeMap, HistogramMap, Registry } from '../kit/metrics.ts';
 
 interface MetricGauges {
   inFlight: () => number;
@@ -7,6 +7,8 @@ interface MetricGauges {
   sessions: () => number;
   /** The Landlock ABI applied to calls (0: none); absent, the metric is not rendered. */
   confinementAbi?: () => number;
+  /** The second wall calls get (docs/confinement.md); absent, the metric is not rendered. */
+  confinementWall?: () => string;
 }
 
 export type CallOutcome = 'ok' | 'nonzero' | 'denied' | 'error' | 'timeout' | 'cancelled' | 'busy';
@@ -51,6 +53,15 @@ export class Metrics {
           gauges.confinementAbi,
         ),
       );
+    if (gauges.confinementWall) {
+      const wall = r.register(
+        new GaugeMap(
+          'toolyard_confinement_wall',
+          'The second wall under Landlock every call gets: 1 for its mechanism (namespaces, seccomp, off, unavailable).',
+        ),
+      );
+      wall.set({ mechanism: gauges.confinementWall() }, 1);
+    }
   }
 
   recordCall(tool: string, outcome: CallOutcome, seconds: number): void {
@@ -78,4 +89,5 @@ export const METRIC_NAMES = [
   'toolyard_output_truncations_total',
   'toolyard_timeouts_total',
   'toolyard_confinement_abi',
+  'toolyard_confinement_wall',
 ] as const;

@@ -22,7 +22,13 @@ import {
 } from './code-mode/run-code.ts';
 import { CodeCallError } from './code-mode/targets.ts';
 import type { ToolchainServerConfig } from './config.ts';
-import { type ConfinementState, parseReports, probeConfinement } from './confinement/helper.ts';
+import {
+  type ConfinementState,
+  parseReports,
+  probeConfinement,
+  WALL_MECHANISMS,
+  type WallMechanism,
+} from './confinement/helper.ts';
 import {
   callPolicy,
   codeModeHelperArgs,
@@ -81,6 +87,8 @@ export interface ToolchainOptions {
   readonly confinementFlags?: readonly string[];
   /** Where spans go (docs/observability.md). Default: `Tracer.off`, which records nothing. */
   readonly tracer?: Tracer;
+  /** The egress proxy's address for calls that cannot resolve its name (`proxyAddressForCalls`). */
+  readonly proxyAddress?: string | undefined;
 }
 
 /** A tool as listed over MCP; JSON Schemas computed once at start. */
@@ -118,7 +126,12 @@ export class UnknownToolError extends Error {
 
 interface ReadyState {
   readonly ready: boolean;
-  readonly confinement: { readonly mode: string; readonly abi: number; readonly status: string };
+  readonly confinement: {
+    readonly mode: string;
+    readonly abi: number;
+    readonly status: string;
+    readonly wall: WallMechanism;
+  };
   readonly missingRoots: string[];
   readonly missingBinaries: string[];
   readonly draining: boolean;
@@ -198,6 +211,7 @@ export class Toolchain {
       queueDepth: () => this.limiter.queued,
       sessions: () => this.sessionsGauge(),
       confinementAbi: () => this.confinement.abi,
+      confinementWall: () => this.confinement.wall,
     });
     this.metrics.registry.setConstLabels(config.metricsLabels);
     this.baseEnv = buildBaseEnv(config.env, env);
@@ -206,8 +220,8 @@ export class Toolchain {
     // Read once, after main.ts has scrubbed the server's environment: the token reaches children only here.
     if (config.egressProxy) {
       const token = readTokenFile(config.egressProxy.tokenFile, '/egressProxy/tokenFile');
-      this.proxiedEnv = { ...this.baseEnv, ...egressProxyEnv(config.egressProxy, token) };
-      this.httpProxy = proxyUrl(config.egressProxy, token);
+      this.proxiedEnv = { ...this.baseEnv, ...egressProxyEnv(config.egressProxy, token, opts.proxyAddress) };
+      this.httpProxy = proxyUrl(config.egressProxy, token, opts.proxyAddress);
     }
     this.callerAllowed = config.env.callerAllowed;
 
@@ -402,6 +416,7 @@ export class Toolchain {
         mode: this.confinement.mode,
         abi: this.confinement.abi,
         status: this.confinement.status,
+        wall: this.confinement.wall,
       },
     };
   }
@@ -417,10 +432,10 @@ export class Toolchain {
       ...this.commands.missing().filter((b) => !optional.has(b)),
       ...(this.codeMode?.missing() ?? []),
     ];
-    const { mode, abi, status } = this.confinement;
+    const { mode, abi, status, wall } = this.confinement;
     return {
       ready: !this.draining && missingRoots.length === 0 && missingBinaries.length === 0,
-      confinement: { mode, abi, status },
+      confinement: { mode, abi, status, wall },
       missingRoots,
       missingBinaries,
       draining: this.draining,
@@ -451,7 +466,12 @@ export class Toolchain {
       timedOut: false,
       cancelled: false,
       session: hashSession(ctx.sessionId),
-      confinement: { abi: this.confinement.abi, mode: this.confinement.mode, killed: null },
+      confinement: {
+        abi: this.confinement.abi,
+        mode: this.confinement.mode,
+        killed: null,
+        wall: this.confinement.wall,
+      },
       egress: false,
       run: ctx.run ?? null,
       trace: null,
@@ -818,10 +838,13 @@ export class Toolchain {
     const failed = reports.find((r) => r.error !== undefined);
     const applied = reports.find((r) => r.abi !== undefined);
     const done = reports.find((r) => r.killed !== undefined);
+    const wall = applied?.wall as WallMechanism | undefined;
     audit.confinement = {
       abi: applied ? Number(applied.abi) : 0,
       mode: this.confinement.mode,
       killed: done ? Number(done.killed) : null,
+      // What this call got: a node out of user namespaces at that moment gives the call the seccomp form.
+      wall: wall && WALL_MECHANISMS.includes(wall) ? wall : 'off',
     };
     // A call stopped early (cancel, timeout) may have killed the helper before it reported: not a failure.
     if (result.cancelled || result.timedOut) return;

@@ -2,7 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
-import { generateChart, isSemver } from '../../../chart-generator/src/generate.ts';
+import {
+  type ChartMaintainer,
+  parseMaintainer,
+  urlProblem,
+} from '../../../chart-generator/src/chart-maintainers.ts';
+import { type ChartOptions, generateChart, isSemver } from '../../../chart-generator/src/generate.ts';
 import {
   type IndexEntry,
   mergeIndexYaml,
@@ -14,7 +19,7 @@ import { renderSpecs } from '../render-specs.ts';
 import { UsageError } from '../usage-error.ts';
 import { type OutputFile, writeFilesAtomically } from '../write-files.ts';
 
-export const chartUsage = `Usage: toolyard chart <spec|directory…> [-o DIR] [--chart-version X] [--app-version Y] [--package] [--url URL]
+export const chartUsage = `Usage: toolyard chart <spec|directory…> [-o DIR] [--chart-version X] [--app-version Y] [--home URL] [--source URL…] [--maintainer "Name <email> (url)"…] [--package] [--url URL]
 
 Generates a Helm chart per Agent (a directory stands for every *.yaml/*.yml file with "kind: Agent" below
 it) in DIR/<metadata.name>/ (default DIR: charts): Chart.yaml, a commented
@@ -27,11 +32,19 @@ Options:
       --chart-version X  chart version, SemVer 2 (default: 0.1.0; "--version X" is the same option, as
                          before; "--version" alone prints toolyard's version)
       --app-version Y    appVersion (default: the chart version)
+      --home URL         Chart.yaml home: the project's page (default: https://toolyard.dev)
+      --source URL       a Chart.yaml source, e.g. the repository of the specs; repeat for more (default:
+                         the home URL)
+      --maintainer TEXT  a Chart.yaml maintainer, "Name", "Name <email>" or "Name <email> (url)"; repeat for
+                         more (default: none)
       --package          also write DIR/<name>-<version>.tgz and DIR/index.yaml (a Helm repository index),
                          merged into an existing DIR/index.yaml: other charts and versions are kept, a
                          version packaged again is replaced; archives are deterministic, "created"
                          comes from SOURCE_DATE_EPOCH (default 2024-01-01T00:00:00Z)
-      --url URL          base URL of the chart repository, for index.yaml's urls (default: relative)`;
+      --url URL          base URL of the chart repository, for index.yaml's urls (default: relative)
+
+With --package, the path of each .tgz is printed on stdout, one per line (for scripts: helm push
+"$(toolyard chart agent.yaml --package)" oci://registry.example.com/charts); progress goes to stderr.`;
 
 export async function chartCommand(argv: readonly string[], io: Io): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -42,6 +55,9 @@ export async function chartCommand(argv: readonly string[], io: Io): Promise<num
       'chart-version': { type: 'string' },
       version: { type: 'string' },
       'app-version': { type: 'string' },
+      home: { type: 'string' },
+      source: { type: 'string', multiple: true },
+      maintainer: { type: 'string', multiple: true },
       package: { type: 'boolean', default: false },
       url: { type: 'string', default: '' },
     },
@@ -52,6 +68,7 @@ export async function chartCommand(argv: readonly string[], io: Io): Promise<num
   const version = values['chart-version'] ?? values.version ?? '0.1.0';
   const flag = values.version !== undefined ? '--version' : '--chart-version';
   if (!isSemver(version)) throw new UsageError(`${flag} "${version}" is not SemVer 2 (e.g. 1.2.3)`);
+  const metadata = chartMetadata(values);
   let epoch: number;
   try {
     epoch = parseEpoch(process.env['SOURCE_DATE_EPOCH']);
@@ -62,10 +79,12 @@ export async function chartCommand(argv: readonly string[], io: Io): Promise<num
   if (!rendered) return 1;
   const outputs: OutputFile[] = [];
   const index: IndexEntry[] = [];
+  const archives: string[] = [];
   for (const { rendered: result } of rendered) {
     const chart = generateChart(result, {
       version,
       ...(values['app-version'] ? { appVersion: values['app-version'] } : {}),
+      ...metadata,
     });
     for (const [path, content] of chart.files) {
       outputs.push({ path: join(values.output, chart.name, path), content });
@@ -73,6 +92,7 @@ export async function chartCommand(argv: readonly string[], io: Io): Promise<num
     if (values.package) {
       const packaged = packageChart(chart, epoch);
       outputs.push({ path: join(values.output, packaged.fileName), content: packaged.archive });
+      archives.push(join(values.output, packaged.fileName));
       index.push({
         chartYaml: parse(chart.files.get('Chart.yaml')!) as Record<string, unknown>,
         fileName: packaged.fileName,
@@ -105,7 +125,35 @@ export async function chartCommand(argv: readonly string[], io: Io): Promise<num
   await writeFilesAtomically(outputs);
   for (const { spec } of rendered) io.stderr(`wrote ${join(values.output, spec.agent.metadata.name)}/`);
   if (values.package) {
+    // On stdout, alone: helm push "$(toolyard chart spec.yaml --package)" oci://… works.
+    for (const archive of archives) io.stdout(archive);
     io.stderr(`${indexExisted ? 'updated' : 'wrote'} ${join(values.output, 'index.yaml')}`);
   }
   return 0;
+}
+
+/** Chart.yaml's home, sources and maintainers from the options; a bad one is a usage error naming it. */
+function chartMetadata(values: {
+  home?: string | undefined;
+  source?: string[] | undefined;
+  maintainer?: string[] | undefined;
+}): Pick<ChartOptions, 'home' | 'sources' | 'maintainers'> {
+  for (const [flag, url] of [
+    ...(values.home !== undefined ? [['--home', values.home] as const] : []),
+    ...(values.source ?? []).map((source) => ['--source', source] as const),
+  ]) {
+    const why = urlProblem(url);
+    if (why) throw new UsageError(`${flag}: ${why}`);
+  }
+  const maintainers: ChartMaintainer[] = [];
+  for (const text of values.maintainer ?? []) {
+    const parsed = parseMaintainer(text);
+    if (typeof parsed === 'string') throw new UsageError(`--maintainer: ${parsed}`);
+    maintainers.push(parsed);
+  }
+  return {
+    ...(values.home !== undefined ? { home: values.home } : {}),
+    ...(values.source !== undefined ? { sources: values.source } : {}),
+    ...(maintainers.length > 0 ? { maintainers } : {}),
+  };
 }

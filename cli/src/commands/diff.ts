@@ -1,13 +1,19 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { formatSpecError } from '../../../schema/src/load.ts';
+import { formatSpecError, type SpecError } from '../../../schema/src/load.ts';
 import { count } from '../counts.ts';
 import { DIFF_FORMATS, type DiffFormat, formatDiff } from '../fleet/diff-format.ts';
 import { diffFleets } from '../fleet/fleet-diff.ts';
 import type { FleetAgent } from '../fleet/fleet-model.ts';
 import { renderSidesInParallel } from '../fleet/parallel-render.ts';
-import { type Revision, RevisionError, resolveRevision, revisionSources } from '../fleet/revision.ts';
+import {
+  type Revision,
+  RevisionError,
+  type RevisionSources,
+  resolveRevision,
+  revisionSources,
+} from '../fleet/revision.ts';
 import type { Io } from '../io.ts';
 import type { SpecSource } from '../read-specs.ts';
 import { agentCount, hasNearMissSpec } from '../spec-files.ts';
@@ -46,6 +52,28 @@ function agentNames(source: SpecSource): string[] {
     .map((d) => String(d?.metadata?.name ?? ''));
 }
 
+/**
+ * Agents of the base whose file is still there on the head side but no longer read as a spec (its kind and
+ * apiVersion changed beyond a near miss): diff never calls an agent "removed" while its file exists. A file
+ * deleted, or a spec file that no longer holds one of its agents, is a removal.
+ */
+function vanishedAgents(base: RevisionSources, head: RevisionSources, headLabel: string): SpecError[] {
+  const ignoredOnHead = new Set(head.ignored);
+  return base.sources
+    .filter((source) => ignoredOnHead.has(source.file) && agentCount(source.text) > 0)
+    .map((source) => ({
+      file: `${headLabel}: ${source.file}`,
+      line: 0,
+      path: '',
+      message: `held agent${agentCount(source.text) > 1 ? 's' : ''} ${agentNames(source)
+        .map((n) => `"${n}"`)
+        .join(
+          ', ',
+        )} in the base, and no longer declares a toolyard Agent (apiVersion: toolyard.dev/v1alpha1, kind: Agent)`,
+      hint: 'to remove the agent, delete the file (or its document); otherwise restore its apiVersion and kind',
+    }));
+}
+
 export async function diffCommand(argv: readonly string[], io: Io, cwd = process.cwd()): Promise<number> {
   const { positionals, values } = parseArgs({
     args: [...argv],
@@ -80,6 +108,12 @@ export async function diffCommand(argv: readonly string[], io: Io, cwd = process
     revisionSources(base, positionals, cwd),
     revisionSources(head, positionals, cwd),
   ]);
+  const vanished = vanishedAgents(baseFiles, headFiles, head.label);
+  if (vanished.length > 0) {
+    for (const error of vanished) io.stderr(formatSpecError(error));
+    io.stderr(`${count(vanished.length, 'error')} in ${head.label}; no diff.`);
+    return 1;
+  }
   // A file with the same text on both sides holds the same agents, rendered the same (the renderer is pure):
   // it is neither checked nor rendered. Its agents are counted, and a file is read for names only when it
   // mentions the name of an agent in a changed file (a new file must not reuse a name).

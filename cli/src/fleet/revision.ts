@@ -50,6 +50,8 @@ export async function resolveRevision(spec: string, cwd: string): Promise<Revisi
 export interface RevisionSources {
   readonly sources: readonly SpecSource[];
   readonly errors: readonly SpecError[];
+  /** YAML files below the paths that are not specs, named as `sources` are. */
+  readonly ignored: readonly string[];
 }
 
 /** The text of every spec file under `paths` in a revision, named relative to it; not yet checked. */
@@ -71,7 +73,7 @@ export async function revisionSources(
       )
         present.push(full);
     }
-    const { files, errors } = await specFiles(present);
+    const { files, errors, ignored } = await specFiles(present);
     const name = (file: string) => relative(revision.root, file).split(sep).join('/');
     const sources: SpecSource[] = [];
     const problems: SpecError[] = [];
@@ -86,7 +88,7 @@ export async function revisionSources(
     for (const e of errors)
       if (e.message !== NO_SPEC_IN_DIRECTORY)
         problems.push({ ...e, file: `${revision.label}/${name(e.file)}` });
-    return { sources, errors: problems };
+    return { sources, errors: problems, ignored: ignored.map(name) };
   }
   const blobs = new Map<string, string>();
   for (const path of wanted) {
@@ -105,11 +107,13 @@ export async function revisionSources(
   }
   const texts = await catBlobs([...blobs.values()], cwd);
   const sources: SpecSource[] = [];
+  const ignored: string[] = [];
   for (const [file, object] of blobs) {
     const text = texts.get(object) ?? '';
     if (looksLikeSpec(text)) sources.push({ file, text });
+    else ignored.push(file);
   }
-  return { sources, errors: [] };
+  return { sources, errors: [], ignored };
 }
 
 /** Blob contents by object id, from one `git cat-file --batch` process. */

@@ -16,7 +16,7 @@ function table(
   return html`<div class="ty-scroll" role="region" tabindex="0" aria-label="${caption}"><table class="ty-table">
 <caption>${caption}</caption>
 <thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
-<tbody>${rows.map((cells) => html`<tr>${cells.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody>
+<tbody>${rows.map((cells) => html`<tr>${cells.map((c, i) => html`<td data-label="${headers[i] ?? ''}">${c}</td>`)}</tr>`)}</tbody>
 </table></div>`;
 }
 

@@ -3,6 +3,7 @@ import { ABSOLUTE_URI_CASES } from './absolute-uri.ts';
 import { CREDENTIAL_OVERRIDE_CASES } from './credential-override.ts';
 import { CROSS_CALLER_CASES } from './cross-caller.ts';
 import { DNS_REBINDING_CASES } from './dns-rebinding.ts';
+import { CREDENTIAL_ECHO_CASES, TUNNEL_METHOD_CASES, UNREADABLE_TUNNEL_CASES } from './fail-closed.ts';
 import { HOST_SNI_CASES } from './host-sni-mismatch.ts';
 import { IP_LITERAL_CASES } from './ip-literals.ts';
 import { LIMITS_CASES } from './limits.ts';
@@ -32,4 +33,7 @@ export const CORPUS: readonly RedteamCase[] = [
   ...UPGRADE_CASES,
   ...LIMITS_CASES,
   ...UPSTREAM_TLS_CASES,
+  ...TUNNEL_METHOD_CASES,
+  ...UNREADABLE_TUNNEL_CASES,
+  ...CREDENTIAL_ECHO_CASES,
 ];

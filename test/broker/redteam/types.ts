@@ -2,7 +2,8 @@
  * The shape of a red-team case: data only. Strings are templates the runner fills in (see `fill` in
  * world.ts): `{{P}}` the port every fake endpoint listens on, `{{Q}}` a second port, `{{HOST}}` the broker's
  * own `host:port`, `{{PORT:<endpoint>}}` an endpoint's port, `{{T:<caller>}}` a caller's broker token, `{{BASIC:<caller>}}` its Proxy-Authorization
- * credentials, `{{K:<route>}}` a route's real key, `{{A:<n>}}` n filler bytes.
+ * credentials, `{{TOKENASUSER:<caller>[/<password>]}}` Basic credentials with the token as the user name,
+ * `{{K:<route>}}` a route's real key, `{{A:<n>}}` n filler bytes.
  */
 
 /** The brokers of the world, one config each (world.ts): `lab` is the one under attack. */
@@ -48,7 +49,13 @@ export type AttackClass =
   | 'proxy-auth'
   | 'upgrade'
   | 'limits'
-  | 'upstream-tls';
+  | 'upstream-tls'
+  /** Any RFC 9110 method opens an HTTP request in a tunnel, and gets the Host check (issue 32). */
+  | 'tunnel-methods'
+  /** Bytes the broker cannot read, to an HTTP port: refused, not relayed (issue 32). */
+  | 'unreadable-tunnel'
+  /** A credential presented wrongly is never repeated: not in a log line, an error body or a metric (issue 32). */
+  | 'credential-echo';
 
 /** Resolver answers for this step only: name → one answer per query (the last repeats). */
 export type DnsOverride = Readonly<Record<string, readonly (readonly string[])[]>>;
@@ -143,6 +150,8 @@ export interface Expect {
   readonly hosts?: { readonly at: EndpointName; readonly are: readonly string[] };
   /** Body bytes of the one request recorded at `at`. */
   readonly bodyBytes?: { readonly at: EndpointName; readonly is: number };
+  /** Plain (non-TLS) connections at `at` whose first bytes it recorded: how many, and a text one of them holds. */
+  readonly plainBytes?: { readonly at: EndpointName; readonly count?: number; readonly includes?: string };
   /** Upgrades recorded at `at`. */
   readonly upgrades?: { readonly at: EndpointName; readonly count: number };
   /** The broker closed the connection, or answered, within this many milliseconds. */

@@ -301,6 +301,9 @@ export async function makeWorld(): Promise<World> {
       routes,
       callers,
       deniedCidrs: denied[broker],
+      // The endpoints serve HTTP and TLS on one port: the lab makes it an HTTP port (what cannot be read there is
+      // refused); the open broker, a control only, relays whatever a tunnel carries, as the broker did before.
+      httpPorts: broker === 'lab' ? [port] : broker === 'open' ? [] : undefined,
       extraCaFile: ca.caFile,
       limits: broker === 'open' ? { connectTimeoutMs: 2000 } : testLimits,
     }),
@@ -340,6 +343,13 @@ export function fill(world: World, text: string, brokerHost: string): string {
       }
       case 'B64':
         return Buffer.from(arg ?? '').toString('base64');
+      case 'TOKENASUSER': {
+        // `caller` or `caller/password`: Basic credentials whose user name is `caller`'s token (a proxy URL
+        // written http://<token>@broker, or http://<token>:<password>@broker).
+        const [caller, password = ''] = (arg ?? '').split('/');
+        const token = world.tokens[caller as CallerName] ?? missing(whole);
+        return Buffer.from(`${token}:${password}`).toString('base64');
+      }
       case 'BASICAS': {
         // `name/caller`: Basic credentials claiming to be `name`, with `caller`'s token.
         const [name, caller] = (arg ?? '').split('/');

@@ -11,7 +11,10 @@
  * @CONFIG@ the server's config file; @PID@ the server (controls: the stand-in); @STAND@ the stand-in, a process
  * outside every call whose stdout is a file; @PORT@ the server's TCP port (controls: a listener's);
  * @ABSTRACT@ an abstract Unix socket a listener outside the call holds; @HOME@ the HOME an unconfined server
- * shares between calls.
+ * shares between calls. The second wall's cases (issue 32) add: @SPAWNER@ the resident spawner (controls: the
+ * stand-in); @NONCE@ a word of this lab's own, for names kernel objects carry; @SHMID@ a SysV segment outside every
+ * call holding a secret; @TCP@/@TCP6@, @UDP@/@UDP6@ ports of listeners on 127.0.0.1/::1 outside every call, and
+ * @USOCK@/@UDSOCK@ pathname Unix stream/datagram sockets outside it — each listener records what it receives.
  */
 
 export type CaseClass =
@@ -25,6 +28,12 @@ export type CaseClass =
   | 'same-uid'
   /** Configuration a call plants in HOME for the next call. */
   | 'persistence'
+  /** Process attributes (rlimits, nice, affinity, scheduling, I/O priority) of processes outside the call. */
+  | 'process-attributes'
+  /** Kernel state a call keeps for a later one, or reads from outside: SysV IPC, the keyring. */
+  | 'kept-state'
+  /** Network paths beside Landlock's TCP connect rule: MPTCP, TCP Fast Open, UDP, pathname Unix sockets. */
+  | 'beside-connect'
   /** GTFOBins-style options of the tools in the argv tables. */
   | 'gtfobins';
 
@@ -38,7 +47,9 @@ export type Effect =
   /** A process whose pid the payload wrote to @CASE@/survivor.pid still runs after the call. */
   | { readonly survivor: true }
   /** A line `"forged":"@ID@"` reaches the stand-in's stdout or the server's audit stream. */
-  | { readonly forged: true };
+  | { readonly forged: true }
+  /** A listener outside the call (@TCP@, @UDP@, @USOCK@, …) received `@ID@-@NONCE@`. */
+  | { readonly reached: true };
 
 /** A planted file: text (placeholders filled), an executable script, or a tar archive built from members. */
 export type Planted =
@@ -81,6 +92,7 @@ export const MARKED: Effect = { outside: '@MARK@' };
 export const SECRET: Effect = { secret: true };
 export const SURVIVES: Effect = { survivor: true };
 export const FORGED: Effect = { forged: true };
+export const REACHED: Effect = { reached: true };
 export const PROOF = (text: string): Effect => ({ proof: text });
 
 /** Numbers a list of cases of one class: prefix + two digits. */

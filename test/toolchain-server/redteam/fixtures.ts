@@ -103,11 +103,13 @@ export function makePlayground(): Playground {
     }),
     '.env': `NODE_OPTIONS=--require ${join(outside, 'evil.js')}\n`,
     // They print what they read after a prefix, so an empty environment shows as read (the parent of a confined
-    // command is its reaper, forked from the spawner, which starts with none).
+    // command is its reaper, forked from the spawner, which starts with none), or that the read was refused (the
+    // reaper is not dumpable: only a ptrace-capable caller reads it, and the second wall's user namespace leaves a
+    // call none, even when the server runs as root).
     'scripts/parent-environ.sh':
-      'environ=$(tr "\\000" "\\n" < /proc/$PPID/environ) && printf "parent-environ:%s\\n" "$environ"\n',
+      'environ=$(tr "\\000" "\\n" < /proc/$PPID/environ 2>/dev/null) || environ="(refused)"\nprintf "parent-environ:%s\\n" "$environ"\n',
     'scripts/parent-environ.js':
-      "const path = '/proc/' + process.ppid + '/environ';\nprocess.stdout.write('parent-environ:' + require('fs').readFileSync(path, 'utf8').split('\\0').join('\\n'));\n",
+      "const path = '/proc/' + process.ppid + '/environ';\nlet environ;\ntry {\n  environ = require('fs').readFileSync(path, 'utf8').split('\\0').join('\\n');\n} catch {\n  environ = '(refused)';\n}\nprocess.stdout.write('parent-environ:' + environ);\n",
     'scripts/read-token.sh': `cat ${tokenFile}\n`,
     'test/ok.test.js': "require('node:test')('ok', () => {});\n",
     'evil-hook': `#!/bin/sh\ntouch ${marker('hook')}\n`,

@@ -11,12 +11,18 @@
  *   <base>/stand.log        stdout of the stand-in: a process outside every call, like the server
  *
  * Everything lives under /var/tmp, outside the server's TMPDIR, so only the server's own-file rules (not the
- * TMPDIR rule) hide the token and config.
+ * TMPDIR rule) hide the token and config. Everything belongs to the pod's uid (65532), which the server, its calls,
+ * the stand-in and the controls run as when the test runs as root (test/support/pod-user.ts): same-uid reach is
+ * then the uid's own rules, not root's capabilities. Beside the files, the stand-in's memory has a SysV shared
+ * memory segment outside every call, holding the env canary.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { asPodUser, chownForPod, SWITCHES_UID } from '../../support/pod-user.ts';
 import { GIT_IDENTITY } from './fixtures.ts';
+
+const PY = '/usr/bin/python3';
 
 export interface Lab {
   readonly base: string;
@@ -36,6 +42,12 @@ export interface Lab {
   readonly standLog: string;
   /** A process outside every call: stdout to stand.log, the env canary in its environment. */
   readonly stand: ChildProcess;
+  /** Random per lab: what a case names kernel objects after (SysV keys, keyring descriptions), so labs never meet. */
+  readonly nonce: string;
+  /** A SysV shared memory segment outside every call, holding the env canary (-1 when it could not be made). */
+  readonly shmId: number;
+  /** Gives what a case planted (as root) to the pod's uid, as everything else in the lab. */
+  handOver(path: string): void;
   /** Strings no call may ever return or leave behind. */
   readonly secretsList: readonly string[];
   cleanup(): void;
@@ -94,10 +106,18 @@ export function makeLab(label: string): Lab {
   git(root, 'add', '.');
   git(root, 'commit', '-q', '-m', 'project');
   const standLog = join(base, 'stand.log');
+  writeFileSync(standLog, '');
+  chownForPod(base);
   const stand = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)', '--', '--config', configFile], {
     stdio: ['ignore', openSync(standLog, 'a'), 'ignore'],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TOOLYARD_CANARY: envCanary },
+    // Its own process group, like the server's: a payload naming its group names it alone, not the test runner.
+    detached: true,
+    ...asPodUser(),
   });
+  const shmId = Number(
+    execFileSync(PY, ['-c', SHM_WITH_SECRET, envCanary], { encoding: 'utf8', ...asPodUser() }).trim(),
+  );
   return {
     base,
     root,
@@ -112,10 +132,39 @@ export function makeLab(label: string): Lab {
     configCanary,
     standLog,
     stand,
+    nonce: random(),
+    shmId,
     secretsList: [token, envCanary, configCanary],
+    handOver: (path) => chownForPod(path),
     cleanup: () => {
       stand.kill('SIGKILL');
+      if (shmId >= 0) execFileSync(PY, ['-c', SHM_REMOVE, String(shmId)], asPodUser());
+      // What a control's payload kept in the kernel for a next call (SysV objects, keys): the pod's uid is the
+      // tests' own, so all of its objects go.
+      if (SWITCHES_UID) {
+        execFileSync('ipcrm', ['--all'], { stdio: 'ignore', ...asPodUser() });
+        execFileSync(PY, ['-c', CLEAR_USER_KEYRING], { stdio: 'ignore', ...asPodUser() });
+      }
       rmSync(base, { recursive: true, force: true });
     },
   };
 }
+
+/** Makes a private segment holding argv[1], prints its id (it stays after this process). */
+const SHM_WITH_SECRET = `
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+data = sys.argv[1].encode()
+shm = libc.shmget(0, 4096, 0o1600)
+if shm < 0:
+    print(-1)
+    sys.exit(0)
+addr = libc.shmat(shm, None, 0)
+ctypes.memmove(addr, data, len(data))
+libc.shmdt(ctypes.c_void_p(addr))
+print(shm)
+`;
+const SHM_REMOVE = 'import ctypes, sys\nctypes.CDLL(None).shmctl(int(sys.argv[1]), 0, None)\n';
+/** keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING). */
+const CLEAR_USER_KEYRING = `import ctypes\nctypes.CDLL(None).syscall(${process.arch === 'arm64' ? 219 : 250}, 7, -4)\n`;

@@ -44,6 +44,22 @@ export interface Runner {
   homeOf(c: RedCase): string;
   /** How long a leftover gets to die before it counts as surviving. */
   readonly survivorGraceMs: number;
+  /** Fills @SPAWNER@: the server's resident spawner once it runs, or (controls) the stand-in. */
+  spawnerPid(): number;
+  /** The listeners outside every call (@TCP@ …) and whether one received bytes naming a case. */
+  readonly listeners: Listeners;
+}
+
+/** Ports and socket paths of listeners outside every call. */
+export interface Listeners {
+  readonly tcp: number;
+  readonly tcp6: number;
+  readonly udp: number;
+  readonly udp6: number;
+  readonly unixStream: string;
+  readonly unixDgram: string;
+  /** Whether any listener received `text`. */
+  reached(text: string): boolean;
 }
 
 export interface Outcome {
@@ -74,7 +90,16 @@ export function fill(text: string, c: RedCase, r: Runner): string {
     .replaceAll('@STAND@', String(r.lab.stand.pid))
     .replaceAll('@PORT@', String(r.port))
     .replaceAll('@ABSTRACT@', r.abstract)
-    .replaceAll('@HOME@', r.homeOf(c));
+    .replaceAll('@HOME@', r.homeOf(c))
+    .replaceAll('@NONCE@', r.lab.nonce)
+    .replaceAll('@SHMID@', String(r.lab.shmId))
+    .replace(/@SPAWNER@/g, () => String(r.spawnerPid()))
+    .replaceAll('@TCP6@', String(r.listeners.tcp6))
+    .replaceAll('@TCP@', String(r.listeners.tcp))
+    .replaceAll('@UDP6@', String(r.listeners.udp6))
+    .replaceAll('@UDP@', String(r.listeners.udp))
+    .replaceAll('@USOCK@', r.listeners.unixStream)
+    .replaceAll('@UDSOCK@', r.listeners.unixDgram);
 }
 
 const SPECIAL = /^(\.git-config-append|\.git-config-worktree|\.after-commit\/)/;
@@ -195,6 +220,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Runs the case (both calls when it has `then`) and tells whether its payload bit. */
 export async function runCase(c: RedCase, r: Runner): Promise<Outcome> {
   const dir = prepare(c, r);
+  // Planted as root: the pod's uid, which runs the calls, owns it as it owns the rest of the lab.
+  if (needsWorkspace(c)) r.lab.handOver(dir);
+  if (c.outside) r.lab.handOver(r.lab.outside);
   const planted = c.atRoot || c.inSub ? new Map<string, string>() : textFiles(dir);
   const effect = c.effect;
   const target = 'outside' in effect ? fill(effect.outside, c, r) : undefined;
@@ -233,6 +261,14 @@ export async function runCase(c: RedCase, r: Runner): Promise<Outcome> {
   if ('proof' in effect) {
     const proof = fill(effect.proof, c, r);
     return { bit: evidence.includes(proof), detail: `proof ${proof}; returned ${shown}` };
+  }
+  if ('reached' in effect) {
+    // A datagram or a connection may land a moment after the call returned.
+    const mark = fill('@ID@-@NONCE@', c, r);
+    const deadline = Date.now() + 300;
+    while (!r.listeners.reached(mark) && Date.now() < deadline) await sleep(20);
+    const bit = r.listeners.reached(mark);
+    return { bit, detail: `${bit ? 'a' : 'no'} listener outside received ${mark}; returned ${shown}` };
   }
   if ('forged' in effect) {
     const line = `"forged":"${c.id}"`;

@@ -34,6 +34,20 @@ export function parseReports(text: string): ConfineReport[] {
   return out;
 }
 
+/**
+ * The second wall under Landlock (docs/confinement.md, "The second wall"): per-call user and IPC namespaces with a
+ * seccomp filter (`namespaces`), the filter alone where the node forbids unprivileged user namespaces (`seccomp`),
+ * none (`off`: confinement off, no helper, or `--no-wall`), or none because the kernel refuses seccomp filters
+ * (`unavailable`: qemu-user; `required` refuses to start then).
+ */
+export type WallMechanism = 'namespaces' | 'seccomp' | 'off' | 'unavailable';
+export const WALL_MECHANISMS: readonly WallMechanism[] = ['namespaces', 'seccomp', 'off', 'unavailable'];
+
+function wallOf(report: ConfineReport | undefined): WallMechanism {
+  const wall = report?.wall as WallMechanism | undefined;
+  return wall && WALL_MECHANISMS.includes(wall) ? wall : 'off';
+}
+
 /** What confinement the server applies to every call, decided once at start. */
 export interface ConfinementState {
   readonly mode: ConfinementMode;
@@ -41,9 +55,12 @@ export interface ConfinementState {
   readonly abi: number;
   /** `enforced`, `unavailable` (best-effort without Landlock), `no-helper` (best-effort, helper missing), `off`. */
   readonly status: 'enforced' | 'unavailable' | 'no-helper' | 'off';
+  /** The second wall calls get (a call whose node refuses a user namespace at that moment falls back to seccomp). */
+  readonly wall: WallMechanism;
   /** The helper path when calls go through it. */
   readonly helper: string | undefined;
-  /** Extra helper flags (test-only `--simulate-no-landlock`). */
+  /** Extra helper flags: test-only (`--simulate-no-landlock`, `--simulate-no-userns`), and `--no-wall` when the
+   *  kernel refuses seccomp filters under `best-effort`. */
   readonly helperFlags: readonly string[];
 }
 
@@ -78,14 +95,14 @@ export function probeConfinement(
   configuredHelper: string | undefined,
   helperFlags: readonly string[] = [],
 ): ConfinementState {
-  if (mode === 'off') return { mode, abi: 0, status: 'off', helper: undefined, helperFlags };
+  if (mode === 'off') return { mode, abi: 0, status: 'off', wall: 'off', helper: undefined, helperFlags };
   const helper = locateHelper(configuredHelper);
   if (!helper) {
     if (mode === 'required')
       throw new Error(
         `limits.confinement is required but the ${CONFINE_BINARY} helper was not found (looked at ${helperCandidates(configuredHelper).join(', ')}): run npm run build:server, or set confinementHelper`,
       );
-    return { mode, abi: 0, status: 'no-helper', helper: undefined, helperFlags };
+    return { mode, abi: 0, status: 'no-helper', wall: 'off', helper: undefined, helperFlags };
   }
   const r = spawnSync(helper, ['--probe', '--mode', mode, ...helperFlags], {
     encoding: 'utf8',
@@ -101,5 +118,17 @@ export function probeConfinement(
       `the confinement helper ${helper} failed its probe (exit ${r.status ?? r.signal}): ${(r.stdout ?? '').trim() || (r.stderr ?? '').trim() || r.error?.message}`,
     );
   const abi = Number(report.abi);
-  return { mode, abi, status: abi > 0 ? 'enforced' : 'unavailable', helper, helperFlags };
+  const wall = wallOf(report);
+  if (wall === 'unavailable' && mode === 'required')
+    throw new Error(
+      'limits.confinement is required but this kernel refuses seccomp filters, the second wall under Landlock (CONFIG_SECCOMP_FILTER, and a seccomp profile that allows seccomp(2) and prctl(PR_SET_SECCOMP); docs/confinement.md): run on such a node, or set limits.confinement to best-effort',
+    );
+  return {
+    mode,
+    abi,
+    status: abi > 0 ? 'enforced' : 'unavailable',
+    wall,
+    helper,
+    helperFlags: wall === 'unavailable' ? [...helperFlags, '--no-wall'] : helperFlags,
+  };
 }

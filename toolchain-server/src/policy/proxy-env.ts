@@ -8,6 +8,9 @@
  * sends Proxy-Authorization. Callers can set none of these names (env-names.ts).
  */
 
+import { lookup } from 'node:dns/promises';
+import { isIP, isIPv6 } from 'node:net';
+
 /** Names this module sets; every one is also refused to callers. */
 export const PROXY_ENV_NAMES = [
   'HTTPS_PROXY',
@@ -34,14 +37,45 @@ export interface EgressProxySettings {
   readonly noProxy: readonly string[];
 }
 
-/** The proxy URL with credentials: `http://<user>:<url-encoded token>@host:port`. */
-export function proxyUrl(settings: EgressProxySettings, token: string): string {
+/**
+ * The proxy URL with credentials: `http://<user>:<url-encoded token>@host:port`. With `address`, the host is that
+ * address instead of the configured name: under `limits.connect: egress` a call may open no UDP socket, so it
+ * cannot resolve the proxy's name itself (docs/confinement.md, "The second wall").
+ */
+export function proxyUrl(settings: EgressProxySettings, token: string, address?: string): string {
   const url = new URL(settings.url);
-  return `${url.protocol}//${encodeURIComponent(settings.user)}:${encodeURIComponent(token)}@${url.host}`;
+  const host = address === undefined ? url.host : `${isIPv6(address) ? `[${address}]` : address}:${url.port}`;
+  return `${url.protocol}//${encodeURIComponent(settings.user)}:${encodeURIComponent(token)}@${host}`;
 }
 
-export function egressProxyEnv(settings: EgressProxySettings, token: string): Record<string, string> {
-  const proxy = proxyUrl(settings, token);
+/**
+ * The address calls reach the proxy at, resolved once by the server, when calls cannot resolve names (`connect:
+ * egress`) and the URL names a host; undefined otherwise, or when the name does not resolve (then calls get the
+ * name, and their fetches fail to resolve it: the warning says why).
+ */
+export async function proxyAddressForCalls(
+  url: string,
+  connect: 'egress' | 'pod',
+  warn: (message: string) => void,
+): Promise<string | undefined> {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (connect !== 'egress' || isIP(host) !== 0) return undefined;
+  try {
+    return (await lookup(host)).address;
+  } catch (error) {
+    warn(
+      `egressProxy.url names ${host}, which did not resolve (${(error as Error).message}); under limits.connect: egress calls cannot resolve names, so their fetches will fail: make the name resolvable, or give egressProxy.url an address`,
+    );
+    return undefined;
+  }
+}
+
+export function egressProxyEnv(
+  settings: EgressProxySettings,
+  token: string,
+  address?: string,
+): Record<string, string> {
+  const proxy = proxyUrl(settings, token, address);
   const noProxy = [...new Set([...LOOPBACK_NO_PROXY, ...settings.noProxy])].join(',');
   return {
     HTTPS_PROXY: proxy,

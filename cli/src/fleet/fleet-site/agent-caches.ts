@@ -17,11 +17,11 @@ ${caches.map(
 ${
   c.caches.length === 0
     ? html`<p class="muted">No caches.</p>`
-    : html`<div class="ty-scroll" role="region" tabindex="0" aria-label="Caches of ${c.container}"><table class="fleet-table">
+    : html`<div class="ty-scroll" role="region" tabindex="0" aria-label="Caches of ${c.container}"><table class="ty-table">
 <thead><tr><th scope="col">Path</th><th scope="col">Cache</th><th scope="col">Access</th><th scope="col">Shared</th><th scope="col">Storage</th><th scope="col">Verified on read</th></tr></thead>
 <tbody>${c.caches.map(
         (m) =>
-          html`<tr><td><code>${m.path}</code></td><td>${m.name} <span class="muted">(${m.ecosystem}, ${m.kind})</span></td><td>${m.access === 'read-write' && c.phase === 'fetch' && m.kind === 'download' ? 'read-write for fetch calls, read-only for the others' : m.access}</td><td>${m.sharing === 'shared' ? html`<strong>shared with other agents</strong>` : "the agent's own"}</td><td>${m.storage}</td><td>${m.verifiesOnRead ? 'yes' : 'no'}</td></tr>`,
+          html`<tr><td data-label="Path"><code>${m.path}</code></td><td data-label="Cache">${m.name} <span class="muted">(${m.ecosystem}, ${m.kind})</span></td><td data-label="Access">${m.access === 'read-write' && c.phase === 'fetch' && m.kind === 'download' ? 'read-write for fetch calls, read-only for the others' : m.access}</td><td data-label="Shared">${m.sharing === 'shared' ? html`<strong>shared with other agents</strong>` : "the agent's own"}</td><td data-label="Storage">${m.storage}</td><td data-label="Verified on read">${m.verifiesOnRead ? 'yes' : 'no'}</td></tr>`,
       )}</tbody></table></div>`
 }`,
 )}`;

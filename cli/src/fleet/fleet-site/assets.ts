@@ -48,7 +48,8 @@ pre{font:12.5px/1.5 ${MONO};background:var(--alt);border:1px solid var(--line);b
 .ty-table,.fleet-table{border-collapse:collapse;font-size:.85rem;width:100%}
 .ty-table caption,.fleet-table caption{text-align:start;font-weight:600;padding-block:.3rem}
 .ty-table th,.ty-table td,.fleet-table th,.fleet-table td{border-bottom:1px solid var(--line);padding:.45rem .6rem;text-align:start;vertical-align:top}
-.ty-table td,.fleet-table td{overflow-wrap:anywhere}
+.ty-table td,.fleet-table td,.ty-table td code,.fleet-table td code{overflow-wrap:normal}
+.w,.ty-table td code,.fleet-table td code,.fleet-table tbody th code{white-space:nowrap;overflow-wrap:normal}
 .ty-table thead th,.fleet-table thead th{background:var(--alt);font-weight:600;white-space:nowrap;overflow-wrap:normal;border-bottom:2px solid var(--line)}
 .fleet-table tbody tr:hover{background:var(--alt)}
 .fleet-table td ul{margin:0;padding-inline-start:1rem}
@@ -78,9 +79,8 @@ pre{font:12.5px/1.5 ${MONO};background:var(--alt);border:1px solid var(--line);b
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}
 dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0}
-.diagram{overflow:auto;border:1px solid var(--line);border-radius:.4rem;max-height:48rem;background:var(--bg)}
+.diagram{overflow-x:auto;overflow-y:hidden;border:1px solid var(--line);border-radius:.4rem;background:var(--bg)}
 .diagram svg{display:block;max-width:none}
-.diagram svg.tyd{max-width:100%;height:auto}
 [hidden]{display:none!important}
 .fleet-graph .node text{font:12px ${MONO};fill:var(--fg)}
 .fleet-graph text.muted{fill:var(--muted);font:12px ${MONO}}
@@ -101,6 +101,17 @@ ${COLUMN_LABEL_CSS}
 #matrix.stack tbody th{display:block;white-space:normal}
 #cache-claims.stack tbody th,#own-caches.stack tbody th{display:block;white-space:normal;overflow-wrap:anywhere}
 .fleet-table.stack caption{display:block}
+.ty-table thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+.ty-table,.ty-table tbody,.ty-table tr,.ty-table caption{display:block}
+.ty-table tr{border:1px solid var(--line);border-radius:.5rem;margin-block:.6rem;padding:.3rem .6rem;background:var(--card)}
+.ty-table td{display:grid;grid-template-columns:minmax(6.5rem,28%) 1fr;gap:.6rem;border:0;padding:.25rem 0}
+.ty-table td::before{content:attr(data-label);color:var(--muted);font-size:.8rem;font-weight:600}
+}
+@media (max-width:30rem){
+main{padding-inline:.75rem}
+.fleet-table.stack tr,.ty-table tr{padding:.4rem 0;border-width:1px 0 0;border-radius:0;background:none;margin-block:0}
+.fleet-table.stack td,.fleet-table.stack tbody th,.ty-table td{display:block;overflow-x:auto}
+.fleet-table.stack .cell-label,.ty-table td::before{display:block;margin-block-end:.1rem}
 }
 `;
 

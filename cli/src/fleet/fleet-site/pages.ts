@@ -19,6 +19,7 @@ import { CATALOG_COLUMNS } from './column-labels.ts';
 import { egressGraphSvg } from './egress-graph.ts';
 import { agentPage, type FleetData } from './fleet-data.ts';
 import { summaryCards } from './summary.ts';
+import { keepWordsWhole } from './whole-words.ts';
 
 type Section = 'catalog' | 'authority' | 'egress' | 'hosts' | 'caches' | 'agent';
 
@@ -51,7 +52,7 @@ export function layout(options: {
         html`<li><a href="${root}${n.path}"${n.section === options.section ? html` aria-current="page"` : ''}>${n.label}</a></li>`,
     )}<li><a href="${root}charts/index.yaml">Chart repository</a></li><li><a href="${root}schema/v1alpha1/agent.json">JSON Schema</a></li></ul></nav>
 <button type="button" class="theme" data-theme-toggle hidden>Theme</button></header>
-<main id="main">${options.body}</main>
+<main id="main">${new Html(keepWordsWhole(options.body.markup))}</main>
 <script src="${root}assets/fleet.js" defer></script></body></html>`.markup
   }\n`;
 }
