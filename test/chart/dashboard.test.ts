@@ -15,6 +15,7 @@ import { planAgent } from '../../constructs/src/plan.ts';
 import { loadSpecText } from '../../schema/src/load.ts';
 import { BROKER_METRICS } from '../../toolchain-server/broker/metrics.ts';
 import { METRIC_NAMES } from '../../toolchain-server/src/metrics.ts';
+import { dashboardExprs, dashboardScrapeProblems, seriesUses } from '../support/dashboard-scrape.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const EXPORTED = new Set<string>([...METRIC_NAMES, ...Object.keys(BROKER_METRICS)]);
@@ -78,6 +79,45 @@ describe('the Grafana dashboard of a chart', () => {
     assert.deepEqual(
       unexported({ panels: [{ targets: [{ expr: 'rate(toolyard_tool_callz_total[5m])' }] }] }),
       ['toolyard_tool_callz_total'],
+    );
+  });
+
+  it('is checked against real scrapes by series and label (test/otel/cli-traces.test.ts), and that check can fail', () => {
+    const exprs = dashboardExprs(dashboard);
+    assert.ok(
+      exprs.some((e) => e.startsWith('sum by (agent) (toolyard_broker_requests_total)')),
+      'the agent variable',
+    );
+    assert.deepEqual(
+      seriesUses(
+        'sum by (le, toolchain) (rate(toolyard_tool_call_duration_seconds_bucket{agent=~"$agent"}[5m]))',
+      ),
+      [
+        {
+          series: 'toolyard_tool_call_duration_seconds_bucket',
+          family: 'toolyard_tool_call_duration_seconds',
+          labels: ['agent', 'le', 'toolchain'],
+        },
+      ],
+    );
+    const scrape = [
+      '# TYPE toolyard_tool_calls_total counter',
+      'toolyard_tool_calls_total{agent="a",toolchain="node",tool="exec",outcome="ok"} 1',
+      '# TYPE toolyard_timeouts_total counter',
+    ].join('\n');
+    const expr = 'sum by (agent, toolchain, outcome) (rate(toolyard_tool_calls_total{agent=~"$agent"}[5m]))';
+    assert.deepEqual(dashboardScrapeProblems([expr], [scrape]), []);
+    // Controls: a label no sample has, a family not exported, a series that must have samples and has none.
+    assert.deepEqual(dashboardScrapeProblems(['sum by (rule) (toolyard_tool_calls_total)'], [scrape]), [
+      'toolyard_tool_calls_total: no sample has the label rule',
+    ]);
+    assert.deepEqual(dashboardScrapeProblems(['toolyard_tool_callz_total'], [scrape]), [
+      'toolyard_tool_callz_total: not exported (no # TYPE line)',
+    ]);
+    assert.deepEqual(dashboardScrapeProblems(['toolyard_timeouts_total'], [scrape]), []);
+    assert.deepEqual(
+      dashboardScrapeProblems(['toolyard_timeouts_total'], [scrape], new Set(['toolyard_timeouts_total'])),
+      ['toolyard_timeouts_total: no sample'],
     );
   });
 });
