@@ -93,7 +93,8 @@ interface DashboardLike {
 }
 
 /** Every query of a dashboard: panel targets, and template variables' `label_values(series, label)` as PromQL. */
-export function dashboardExprs(dashboard: DashboardLike): string[] {
+export function dashboardExprs(value: unknown): string[] {
+  const dashboard = value as DashboardLike;
   const targets = (dashboard.panels ?? []).flatMap((p) => (p.targets ?? []).flatMap((t) => t.expr ?? []));
   const variables = (dashboard.templating?.list ?? []).flatMap((v) => {
     const m = typeof v.query === 'string' ? /^label_values\((\w+),\s*(\w+)\)$/.exec(v.query) : null;
