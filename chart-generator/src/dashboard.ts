@@ -127,6 +127,29 @@ const PANELS: readonly PanelSpec[] = [
   },
 ];
 
+/**
+ * Each panel type's options as Grafana's panel schema requires them (its defaults): the Grafana Foundation SDK's
+ * strict decoder, generated from those schemas, refuses a panel without them (test/grafana/dashboard-schema.test.ts).
+ */
+const PANEL_OPTIONS: Readonly<Record<PanelSpec['type'], Readonly<Record<string, unknown>>>> = {
+  timeseries: {
+    legend: { showLegend: true, displayMode: 'list', placement: 'bottom', calcs: [] },
+    tooltip: { mode: 'multi', sort: 'desc' },
+  },
+  stat: {
+    reduceOptions: { values: false, calcs: ['lastNotNull'], fields: '' },
+    orientation: 'auto',
+    textMode: 'auto',
+    wideLayout: true,
+    colorMode: 'value',
+    graphMode: 'none',
+    justifyMode: 'auto',
+    showPercentChange: false,
+    percentChangeColorMode: 'standard',
+  },
+  table: { showHeader: true, frameIndex: 0 },
+};
+
 function panel(spec: PanelSpec, index: number): Panel {
   const width = spec.width ?? 12;
   return {
@@ -137,7 +160,7 @@ function panel(spec: PanelSpec, index: number): Panel {
     datasource: DATASOURCE,
     gridPos: { h: 8, w: width, x: (index % 2) * 12, y: Math.floor(index / 2) * 8 },
     fieldConfig: { defaults: { unit: spec.unit }, overrides: [] },
-    options: {},
+    options: structuredClone(PANEL_OPTIONS[spec.type]),
     targets: spec.targets.map((t, i) => ({
       refId: String.fromCharCode(65 + i),
       datasource: DATASOURCE,
