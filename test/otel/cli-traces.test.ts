@@ -31,11 +31,8 @@ import { planAgent } from '../../constructs/src/plan.ts';
 import { type KubeObject, renderAgent } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { requireBackendClis } from '../backends/backend-clis.ts';
-import { startFakeAnthropic } from '../backends/fake-anthropic.ts';
 import { type FakeGateway, startFakeGateway } from '../backends/fake-gateway.ts';
-import { startFakeGemini } from '../backends/fake-gemini.ts';
 import { type FakeApi, ModelScript } from '../backends/fake-model.ts';
-import { startFakeOpenAi } from '../backends/fake-openai.ts';
 import {
   canEmulatePods,
   installServerBundle,
@@ -55,76 +52,21 @@ import {
 import { BROKER_AGENT_SIDE, BrokerTopology } from '../broker-e2e/topology.ts';
 import { dashboardExprs, dashboardScrapeProblems } from '../support/dashboard-scrape.ts';
 import { type Jaeger, jaegerMissing, type StoredSpan, startJaeger } from './jaeger.ts';
+import {
+  AGENT,
+  BROKER_SERVICE,
+  CLIS,
+  type Cli,
+  COLLECTOR,
+  COLLECTOR_ADDRESS,
+  GATEWAY_HOST,
+  GATEWAY_SECRET,
+  random,
+  tracedAgentSpec,
+  WORKSPACE,
+} from './traced-agent.ts';
 
 const run = promisify(execFile);
-const AGENT = 'traced';
-const NAMESPACE = 'agents';
-const BROKER_SERVICE = `${AGENT}-broker.${NAMESPACE}.svc`;
-const WORKSPACE = '/workspace';
-const COLLECTOR = 'otel-collector.observability.svc';
-const COLLECTOR_ADDRESS = '10.231.2.50';
-const TOOLCHAIN_PORT = 8711;
-const GATEWAY_HOST = 'mcp.tickets.example.com';
-const GATEWAY_SECRET = 'tickets-token';
-const random = (label: string) =>
-  `${label}-${Math.random().toString(36).slice(2, 12)}${Math.random().toString(36).slice(2, 8)}`;
-
-interface Cli {
-  readonly backend: string;
-  readonly type: 'claude' | 'openai' | 'gemini';
-  readonly host: string;
-  readonly keyName: string;
-  readonly header: string;
-  readonly prefix: string;
-  readonly service: RegExp;
-  readonly tool: RegExp;
-  readonly start: typeof startFakeAnthropic;
-  readonly argv: (prompt: string) => string[];
-  /** Whether the CLI sends trace context to its model and its MCP servers. */
-  readonly propagates: boolean;
-}
-
-const CLIS: readonly Cli[] = [
-  {
-    backend: 'claude',
-    type: 'claude',
-    host: 'api.anthropic.com',
-    keyName: 'anthropic',
-    header: 'x-api-key',
-    prefix: '',
-    service: /claude/i,
-    tool: /^mcp__toolchain-node__exec_allowed$/,
-    start: startFakeAnthropic,
-    argv: (p) => ['claude', '-p', p],
-    propagates: true,
-  },
-  {
-    backend: 'codex',
-    type: 'openai',
-    host: 'api.openai.com',
-    keyName: 'openai',
-    header: 'authorization',
-    prefix: 'Bearer ',
-    service: /codex/i,
-    tool: /toolchain_node.*exec_allowed$/,
-    start: startFakeOpenAi,
-    argv: (p) => ['codex', 'exec', p],
-    propagates: true,
-  },
-  {
-    backend: 'gemini',
-    type: 'gemini',
-    host: 'generativelanguage.googleapis.com',
-    keyName: 'gemini',
-    header: 'x-goog-api-key',
-    prefix: '',
-    service: /gemini/i,
-    tool: /toolchain-node.*exec_allowed$/,
-    start: startFakeGemini,
-    argv: (p) => ['gemini', '-p', p],
-    propagates: false,
-  },
-];
 
 describe('one trace per agent action, in Jaeger', { timeout: 15 * 60_000 }, () => {
   let dir: string;
@@ -201,69 +143,7 @@ describe('one trace per agent action, in Jaeger', { timeout: 15 * 60_000 }, () =
       answer: gatewayAnswer,
       listener: await topology.site(ca, [GATEWAY_HOST]),
     });
-    spec = {
-      apiVersion: 'toolyard.dev/v1alpha1',
-      kind: 'Agent',
-      metadata: { name: AGENT, namespace: NAMESPACE, labels: { team: 'platform' } },
-      spec: {
-        workspace: { mountPath: WORKSPACE },
-        backends: [
-          {
-            name: 'claude',
-            type: 'claude',
-            image: { repository: 'example/claude-code', tag: '2.1.330' },
-            port: 8080,
-            env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
-            model: { apiKeySecret: { name: 'model-keys', key: 'anthropic' } },
-          },
-          {
-            name: 'codex',
-            type: 'openai',
-            image: { repository: 'example/codex', tag: '0.169.0' },
-            port: 8081,
-            model: { apiKeySecret: { name: 'model-keys', key: 'openai' } },
-            settings: { model: 'toolyard-fake-model', analytics: { enabled: false } },
-          },
-          {
-            name: 'gemini',
-            type: 'gemini',
-            image: { repository: 'example/gemini-cli', tag: '0.61.0' },
-            port: 8082,
-            model: { apiKeySecret: { name: 'model-keys', key: 'gemini' } },
-            settings: { privacy: { usageStatisticsEnabled: false } },
-          },
-        ],
-        toolchains: [
-          {
-            name: 'node',
-            image: { repository: 'docker.io/library/node', tag: '24' },
-            port: TOOLCHAIN_PORT,
-            tools: {
-              mode: 'exec',
-              allowedCommands: ['echo'],
-              codeMode: { languages: ['node'], servers: ['tickets', 'node'] },
-            },
-            handles: { commands: ['echo'] },
-          },
-        ],
-        gateways: [
-          {
-            name: 'tickets',
-            url: `https://${GATEWAY_HOST}/mcp`,
-            auth: { bearerTokenSecret: { name: GATEWAY_SECRET, key: 'token' } },
-          },
-        ],
-        observability: {
-          enabled: true,
-          endpoint: {
-            url: `http://${COLLECTOR}:4318`,
-            collectorPodLabels: { 'app.kubernetes.io/name': 'jaeger' },
-          },
-          teamLabels: ['team'],
-          metrics: { pricing: { claude: { input: 3, output: 15 } } },
-        },
-      },
-    };
+    spec = tracedAgentSpec();
     objects = renderAgent(spec).objects;
     secrets = new Map([
       [GATEWAY_SECRET, { token: gatewayToken }],
@@ -373,12 +253,16 @@ describe('one trace per agent action, in Jaeger', { timeout: 15 * 60_000 }, () =
       assert.deepEqual(script.problems(), [], context);
       const traceId = auditTraces().slice(before).at(-1);
       assert.ok(traceId, `the tool call's audit line has no trace id\n${context}`);
+      // Each component exports in its own batches: wait for the call and process spans, and with a CLI that
+      // propagates, the broker's span and the call's parent.
       const spans = await storedTrace(traceId, (found) => {
-        const services = new Set(found.map((s) => s.service));
+        const call = found.find((s) => s.name === 'tools/call exec_allowed' && s.kind === 2);
         return (
-          services.has('toolyard-toolchain-server') &&
+          call !== undefined &&
+          found.some((s) => s.name === 'exec echo') &&
           (!cli.propagates ||
-            (services.has('toolyard-broker') && [...services].some((s) => cli.service.test(s))))
+            (found.some((s) => s.service === 'toolyard-broker') &&
+              found.some((s) => s.spanId === call.parentSpanId)))
         );
       });
       const summary = JSON.stringify(spans.map((s) => `${s.service}: ${s.name} (${s.kind})`));
@@ -463,9 +347,14 @@ describe('one trace per agent action, in Jaeger', { timeout: 15 * 60_000 }, () =
     assert.ok(traceId, `run_code's audit line has no trace id\n${context}`);
     const brokerGatewaySpan = (s: StoredSpan) =>
       s.service === 'toolyard-broker' && s.attributes['toolyard.broker.route'] === 'gateway-tickets';
+    // Each component exports in its own batches: wait for the broker's, the CLI's and the toolchain's spans.
+    const wanted = ['tools/call run_code', 'run_code javascript', 'tools/call lookup_ticket'];
     const spans = await storedTrace(
       traceId,
-      (found) => found.some(brokerGatewaySpan) && found.some((s) => cli.service.test(s.service)),
+      (found) =>
+        found.some(brokerGatewaySpan) &&
+        found.some((s) => cli.service.test(s.service)) &&
+        wanted.every((name) => found.some((s) => s.name === name)),
     );
     const summary = JSON.stringify(
       spans.map((s) => `${s.service}: ${s.name} (${s.kind}) ${s.spanId}<-${s.parentSpanId}`),
