@@ -14,7 +14,7 @@
  *   `CLAUDE_CODE_ENHANCED_TELEMETRY_BETA`; `CLAUDE_CODE_PROPAGATE_TRACEPARENT` sends `traceparent` on model
  *   requests, and MCP `tools/call` requests carry a `traceparent` header of the same trace: its spans, the
  *   broker's and the toolchain server's make one trace. `OTEL_LOG_*` switch content off.
- * - Codex 0.169: `[otel]` with `trace_exporter`, `exporter` (logs) and `metrics_exporter`, each
+ * - Codex 0.169: `[otel]` with `trace_exporter`, `exporter` (logs: always `none`, below) and `metrics_exporter`, each
  *   `{ otlp-http = { endpoint = "<full signal URL>", protocol = "binary" | "json" } }`; `log_user_prompt`. Model
  *   requests carry `traceparent`, MCP calls carry it in the header and in `params._meta`: one trace too.
  * - Gemini CLI 0.61: `telemetry { enabled, target: local, otlpEndpoint, otlpProtocol: http, traces, logPrompts }`;
@@ -75,7 +75,10 @@ export function codexTelemetrySettings(t: PlannedBackendTelemetry | undefined): 
       environment: 'toolyard',
       log_user_prompt: false,
       trace_exporter: exporter(t.signals.traces, 'traces'),
-      exporter: exporter(t.signals.logs, 'logs'),
+      // Never its log events, whatever `export.logs` says: `codex.tool_result` carries each tool call's
+      // arguments and output in full, and no setting of 0.169 leaves them out (test/otel/cli-traces.test.ts saw
+      // a canary argument there).
+      exporter: 'none',
       metrics_exporter: exporter(t.signals.metrics, 'metrics'),
     },
   };
@@ -97,7 +100,16 @@ export function geminiTelemetrySettings(t: PlannedBackendTelemetry | undefined):
   };
 }
 
-/** Container environment of a backend with telemetry: the resource, which every CLI's SDK reads from there. */
+/**
+ * Container environment of a backend with telemetry: the resource, which every CLI's SDK reads from there, and
+ * the Node SDK's resource detectors without `process`, whose `process.command_args` holds a headless CLI's
+ * prompt (`gemini -p …`: seen in Gemini CLI's log and metric resources by test/otel/cli-traces.test.ts).
+ */
 export function telemetryEnv(t: PlannedBackendTelemetry | undefined): Record<string, string> {
-  return t ? { OTEL_RESOURCE_ATTRIBUTES: resourceAttributesText(t.resource) } : {};
+  return t
+    ? {
+        OTEL_RESOURCE_ATTRIBUTES: resourceAttributesText(t.resource),
+        OTEL_NODE_RESOURCE_DETECTORS: 'env,host,os',
+      }
+    : {};
 }

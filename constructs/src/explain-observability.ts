@@ -40,7 +40,8 @@ export function observabilityReport(plan: AgentPlan): ObservabilityReport | unde
   const cli = (type: string) => [
     ...(signals.traces ? ['traces'] : []),
     ...(signals.metrics ? ['metrics (OTLP)'] : []),
-    ...(signals.logs || type === 'gemini' ? ['logs (OTLP)'] : []),
+    // Codex's log events carry tool arguments and output: never exported (cli-telemetry.ts).
+    ...((signals.logs && type !== 'openai') || type === 'gemini' ? ['logs (OTLP)'] : []),
   ];
   const emitters: EmitterReport[] = [
     ...plan.backends.map((b) => ({

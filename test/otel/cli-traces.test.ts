@@ -413,6 +413,24 @@ describe('one trace per agent action, in Jaeger', { timeout: 15 * 60_000 }, () =
       assert.ok(!all.includes(secret), `a stored trace holds ${secret.slice(0, 12)}…`);
   });
 
+  it('no log record or metric the CLIs exported holds a key, a token, a prompt or a canary', async () => {
+    const printed = jaeger!.output();
+    // Control: log records of each CLI did arrive through the broker's otlp route (each resource is printed
+    // with its service name), and metrics too.
+    const records = printed.split('ResourceLog #').slice(1);
+    const logsOf = (cli: Cli) =>
+      records.some(
+        (r) =>
+          r.includes('LogRecord #') && cli.service.test(/service\.name: Str\(([^)]*)\)/.exec(r)?.[1] ?? ''),
+      );
+    // Codex's log events carry tool arguments and output (a canary was there): toolyard never exports them.
+    for (const cli of CLIS)
+      assert.equal(logsOf(cli), cli.backend !== 'codex', `log records of ${cli.backend} at the collector`);
+    assert.match(printed, /ResourceMetrics #/);
+    for (const secret of forbidden())
+      assert.ok(!printed.includes(secret), `an exported log record or metric holds ${secret.slice(0, 12)}…`);
+  });
+
   it("every series and label the rendered dashboard reads is in the broker's and the toolchain server's /metrics", async () => {
     const configOf = (name: string) => {
       const map = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === name) as

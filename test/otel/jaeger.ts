@@ -105,6 +105,8 @@ export interface Jaeger {
   trace(traceId: string): Promise<StoredSpan[]>;
   /** The ids of traces of a service (most recent first). */
   traceIds(service: string): Promise<string[]>;
+  /** What Jaeger printed: its own log and every OTLP log record and metric received, in full. */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -141,13 +143,16 @@ export async function startJaeger(options: StartJaegerOptions): Promise<Jaeger> 
       '  extensions: [jaeger_storage, jaeger_query]',
       '  pipelines:',
       '    traces: { receivers: [otlp], processors: [batch], exporters: [jaeger_storage_exporter] }',
-      '  telemetry: { metrics: { level: none }, logs: { level: warn } }',
+      // Log records and metrics are not stored: the debug exporter prints each one in full (output()).
+      '    logs: { receivers: [otlp], exporters: [debug] }',
+      '    metrics: { receivers: [otlp], exporters: [debug] }',
+      '  telemetry: { metrics: { level: none }, logs: { level: info } }',
       'extensions:',
       '  jaeger_storage: { backends: { memstore: { memory: { max_traces: 100000 } } } }',
       `  jaeger_query: { storage: { traces: memstore }, http: { endpoint: "${host}:${options.queryPort}" }, grpc: { endpoint: "127.0.0.1:0" } }`,
       `receivers: { otlp: { protocols: { http: { endpoint: "${host}:${options.otlpPort}" } } } }`,
       'processors: { batch: { timeout: 100ms } }',
-      'exporters: { jaeger_storage_exporter: { trace_storage: memstore } }',
+      'exporters: { jaeger_storage_exporter: { trace_storage: memstore }, debug: { verbosity: detailed } }',
       '',
     ].join('\n'),
   );
@@ -172,6 +177,7 @@ export async function startJaeger(options: StartJaegerOptions): Promise<Jaeger> 
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
+    output: () => output,
     otlpUrl: `http://${host}:${options.otlpPort}`,
     queryUrl,
     async trace(traceId) {

@@ -138,6 +138,8 @@ export function tracedAgentSpec(): ToolyardAgent {
           collectorPodLabels: { 'app.kubernetes.io/name': 'jaeger' },
         },
         teamLabels: ['team'],
+        // Every signal, so the test can read the CLIs' log records too (Jaeger prints them; it stores traces).
+        export: { traces: true, metrics: true, logs: true },
         metrics: { pricing: { claude: { input: 3, output: 15 } } },
       },
     },
