@@ -12,6 +12,7 @@
  * side with it (bench/exec-mcp-peers.ts; `--no-peers` skips them). Usage: npm run bench:toolchain-server
  * [-- --json] [-- --no-peers]
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -25,6 +26,7 @@ import { helperArgs, staticPolicy } from '../toolchain-server/src/confinement/po
 import { ConfineSpawner } from '../toolchain-server/src/confinement/spawner.ts';
 import { SERVER_NODE_FLAGS } from '../toolchain-server/src/launch.ts';
 import { comparePeers, peerTable } from './exec-mcp-peers.ts';
+import { formatTracingCost, measureTracingCost } from './tracing.ts';
 
 const SPAWN_SAMPLES = 500;
 const MCP_SAMPLES = 500;
@@ -479,8 +481,10 @@ async function main(): Promise<void> {
       durationMs: Math.round(floodMs),
     },
   };
+  // Tracing on vs off per call, in process (bench/tracing.ts): no spawn noise around a few microseconds.
+  const tracing = await measureTracingCost();
   if (json) {
-    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...results, tracing }, null, 2)}\n`);
     return;
   }
   const lines = [
@@ -504,6 +508,7 @@ async function main(): Promise<void> {
       'exec MCP servers side by side (same run, latency in rotating blocks; `true` per call):',
       peerTable(peers),
     );
+  lines.push('', ...formatTracingCost(tracing));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

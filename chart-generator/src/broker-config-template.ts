@@ -152,8 +152,11 @@ function goLiteral(value: unknown, literalString: (text: string) => string): str
   if (typeof value === 'string') return literalString(value);
   if (typeof value === 'boolean') return String(value);
   if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) throw new Error(`broker config: ${value} is not an integer`);
-    return String(value);
+    // Decimals (pricing, sample ratios) print as Go's encoding/json prints a float64: the shortest form, the
+    // same digits as JavaScript's, as long as no exponent is involved.
+    if (Number.isSafeInteger(value) || (Number.isFinite(value) && !/e/i.test(String(value))))
+      return String(value);
+    throw new Error(`broker config: ${value} has no template literal that prints as JSON does`);
   }
   if (Array.isArray(value))
     return value.length === 0
@@ -209,6 +212,19 @@ export function brokerTemplates(builder: ObjectLifter): string {
       ),
     };
   });
+  // spec.observability: the collector's URL is a value (observability.endpoint), and a parent chart's
+  // global.observability.endpoint sets it for a whole fleet of agent charts at once.
+  const endpoint = `dig "observability" "endpoint" $.Values.observability.endpoint ($.Values.global | default dict)`;
+  const routes = (config['routes'] as Record<string, unknown>[]).map((route) =>
+    route['kind'] === 'telemetry'
+      ? {
+          ...route,
+          upstream: expr(`${endpoint} | trimSuffix "/"`),
+          insecureHttp: expr(`hasPrefix "http://" (${endpoint})`),
+        }
+      : route,
+  );
+  config['routes'] = routes;
   const literal = literalStringOf(builder);
   const lines: string[] = [];
   const fields: string[] = [];

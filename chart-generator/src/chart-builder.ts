@@ -3,10 +3,12 @@
  * the namespace from `.Release.Namespace`, Secret names from `secretNames`, chosen fields lifted into values —
  * and collects the values tree. Pod specs and containers are lifted in `pod-template.ts`.
  */
+
 import { CONFIG_HASH_ANNOTATION as CONFIG_HASH } from '../../constructs/src/agent-workload.ts';
 import { BROKER_CONFIG_FILE } from '../../constructs/src/broker.ts';
 import { brokerConfigHash, brokerConfigText } from '../../constructs/src/broker-config.ts';
 import { toolchainEgressSummary } from '../../constructs/src/egress-summary.ts';
+import { AGENT_LABEL, METRICS_COMPONENT } from '../../constructs/src/metrics-scrape.ts';
 import { BROKER_COMPONENT, LABEL, MANAGED_BY, PART_OF } from '../../constructs/src/names.ts';
 import { type AgentPlan, type PlannedDeployedGateway, podToolchains } from '../../constructs/src/plan.ts';
 import type { KubeObject, RenderResult } from '../../constructs/src/render.ts';
@@ -410,6 +412,9 @@ export class ChartBuilder implements ObjectLifter {
     }
     if (isWorkload && at('spec')) return this.workloadSpec(object, map, component, path);
     const selectorPosition = key === 'matchLabels' || (object.kind === 'Service' && at('spec', 'selector'));
+    // The metrics Service selects every pod of the agent by its toolyard.dev/agent label, which is the fullname.
+    if (selectorPosition && sameMap(map, { [AGENT_LABEL]: this.agent }))
+      return { [AGENT_LABEL]: expr(`include ${this.helper('fullname')} $`) };
     if (selectorPosition) {
       for (const c of new Set(this.objects.map((o) => this.componentOf(o)))) {
         if (sameMap(map, this.selectorOf(c))) {
@@ -520,8 +525,9 @@ export class ChartBuilder implements ObjectLifter {
     const agent = this.components.get('agent');
     const broker = this.plan.broker.enabled ? this.components.get(BROKER_COMPONENT) : undefined;
     const toolchains = [...this.components.entries()].filter(([c]) => this.toolchainOf(c));
+    // The metrics Service and ServiceMonitor (spec.observability) are objects of the agent's, with no values.
     const gateways = [...this.components.entries()].filter(
-      ([c, values]) => c !== 'agent' && !this.toolchainOf(c) && values !== broker,
+      ([c, values]) => c !== 'agent' && c !== METRICS_COMPONENT && !this.toolchainOf(c) && values !== broker,
     );
     return {
       agent: agent ? group('agent', agent.description, componentNodes(agent)) : undefined,

@@ -101,6 +101,26 @@ export function chartValueNodes(input: ChartValuesInput): ValueNode[] {
       ]),
     );
   }
+  const observability = builder.plan.observability;
+  if (observability.enabled)
+    nodes.push(
+      group('observability', 'Telemetry (spec.observability, docs/observability.md).', [
+        leaf(
+          'endpoint',
+          "The collector's OTLP/HTTP base URL the broker's otlp route forwards to (default: the spec's). A parent chart's global.observability.endpoint, when set, wins: one value for a fleet of agent charts. An in-cluster collector elsewhere also needs the broker's NetworkPolicy to reach it (spec.observability.endpoint.collectorPodLabels).",
+          { type: 'string', pattern: '^https?://[^?#]+$' },
+          observability.endpointUrl,
+        ),
+        group('metrics', 'Prometheus scraping.', [
+          leaf(
+            'scrape',
+            'serviceMonitor renders a prometheus-operator ServiceMonitor for the metrics Service; annotations and none render none (the Service keeps the annotations the spec gives it).',
+            { type: 'string', enum: ['annotations', 'serviceMonitor', 'none'] },
+            observability.metrics.scrape,
+          ),
+        ]),
+      ]),
+    );
   const { agent, broker, toolchains, gateways } = builder.componentGroups();
   if (agent) nodes.push(agent);
   if (broker) nodes.push(broker);

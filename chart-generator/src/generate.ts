@@ -4,13 +4,16 @@
  * namespace, renders back to exactly that object (plus Helm's labels). Chosen fields are lifted into values;
  * names come from the release, the namespace from `.Release.Namespace`. Pure: objects in, files out.
  */
-import type { RenderResult } from '../../constructs/src/render.ts';
+
+import { serviceMonitorObject } from '../../constructs/src/metrics-scrape.ts';
+import type { KubeObject, RenderResult } from '../../constructs/src/render.ts';
 import { BROKER_TEMPLATE_FILE, brokerTemplates } from './broker-config-template.ts';
 import { ChartBuilder } from './chart-builder.ts';
 import type { ChartMaintainer } from './chart-maintainers.ts';
 import { chartValueNodes } from './chart-values.ts';
 import { chartDescription, chartImages, chartYaml, isSemver } from './chart-yaml.ts';
 import { ciValues } from './ci-values.ts';
+import { agentDashboardJson } from './dashboard.ts';
 import { EXTRA_OBJECTS_TEMPLATE } from './extra-objects.ts';
 import { helmTest } from './helm-test.ts';
 import { helpersTpl } from './helpers-tpl.ts';
@@ -68,6 +71,8 @@ export function generateChart(rendered: RenderResult, options: ChartOptions = {}
   // Templates: one file per component and kind, objects in render order.
   const byFile = new Map<string, string[]>();
   for (const object of rendered.objects) {
+    // The ServiceMonitor is a value's choice (observability.metrics.scrape), templated below.
+    if (object.kind === 'ServiceMonitor') continue;
     const file = `templates/${builder.componentOf(object)}-${object.kind.toLowerCase()}.yaml`;
     const docs = byFile.get(file) ?? [];
     docs.push(builder.objectTemplate(object));
@@ -86,6 +91,11 @@ export function generateChart(rendered: RenderResult, options: ChartOptions = {}
         : `${body}\n`,
     );
   }
+  if (plan.observability.enabled && plan.observability.metrics.scrape !== 'none')
+    files.set(
+      'templates/metrics-servicemonitor.yaml',
+      `{{- if eq $.Values.observability.metrics.scrape "serviceMonitor" }}\n${builder.objectTemplate(serviceMonitorObject(plan) as unknown as KubeObject)}\n{{- end }}\n`,
+    );
   for (const [file, content] of test?.files ?? []) files.set(file, content);
   files.set('templates/extra-objects.yaml', EXTRA_OBJECTS_TEMPLATE);
   const nodes = chartValueNodes({
@@ -134,6 +144,8 @@ export function generateChart(rendered: RenderResult, options: ChartOptions = {}
     chartReadme({ name, version, appVersion, description, namespace: plan.namespace, nodes, plan, secrets }),
   );
   files.set('.helmignore', HELMIGNORE);
+  // spec.observability: the agent's Grafana dashboard, beside the templates (docs/observability.md).
+  if (plan.observability.enabled) files.set(`dashboards/${name}.json`, agentDashboardJson(plan));
   for (const [file, content] of ciValues(builder, values, hasNetworkPolicies, secrets))
     files.set(file, content);
 

@@ -1,3 +1,4 @@
+import { ApiObject } from 'cdk8s';
 import * as plus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import type { AgentMetadata, AgentSpec, ToolyardAgent } from '../../schema/src/types.generated.ts';
@@ -10,6 +11,7 @@ import type { RenderWarning } from './effective-egress.ts';
 import { KubernetesAccess } from './kubernetes-access.ts';
 import { McpClientConfigMap } from './mcp-client-config-map.ts';
 import { McpGateway } from './mcp-gateway.ts';
+import { metricsScrapeObjects } from './metrics-scrape.ts';
 import { AgentNetworkPolicies } from './network-policies.ts';
 import { type AgentPlan, deployedGateways } from './plan.ts';
 import { Sandboxes } from './sandboxes.ts';
@@ -135,6 +137,9 @@ export class Agent extends Construct {
     if (plan.broker.enabled) this.broker = new Broker(this, 'broker', { plan });
     if (plan.sandboxes)
       this.sandboxes = new Sandboxes(this, 'sandboxes', { plan, sandboxes: plan.sandboxes });
+    // spec.observability.metrics: the metrics Service (annotated) or a ServiceMonitor beside it.
+    for (const object of metricsScrapeObjects(plan))
+      new ApiObject(this, `metrics-${String(object.kind).toLowerCase()}`, object as never);
     if (plan.network.enabled)
       this.networkPolicies = new AgentNetworkPolicies(this, 'network-policies', { plan });
   }

@@ -1,5 +1,7 @@
 /** The container of a model backend: its image, its MCP client config mounts, gateway tokens by reference. */
+
 import type { k8s } from 'cdk8s-plus-28';
+import { OTLP_HEADERS_ENV, otlpHeadersValue, telemetryEnv } from './cli-telemetry.ts';
 import { plainEnv, probes, resourceRequirements, scratchVolumes, secretEnv } from './container-parts.ts';
 import { BROKER_TOKEN_ENV, BROKER_URL_ENV, PATHS } from './defaults.ts';
 import type { BackendClientConfig } from './mcp-client-configs.ts';
@@ -65,6 +67,8 @@ export function backendBrokerEnv(plan: AgentPlan, backend: PlannedBackend): k8s.
     ...secretEnv([{ env: BROKER_TOKEN_ENV, ...own }]),
     ...(model?.keyEnv ? secretEnv([{ env: model.keyEnv, ...own }]) : []),
     ...(model?.route ? plainEnv({ [BROKER_URL_ENV]: model.route.url }) : []),
+    // The CLI's OTLP export authenticates to the broker's otlp route with the same token ($(VAR) expansion).
+    ...(backend.telemetry ? plainEnv({ [OTLP_HEADERS_ENV]: otlpHeadersValue() }) : []),
   ];
   if (backend.egress.kind !== 'none') {
     const proxy = `http://${backend.name}:$(${BROKER_TOKEN_ENV})@${plan.broker.host}:${plan.broker.port}`;
@@ -86,6 +90,7 @@ export function backendBrokerEnv(plan: AgentPlan, backend: PlannedBackend): k8s.
 /** The variables `backendBrokerEnv` may set: a spec may not set them itself. */
 export const BACKEND_BROKER_ENV_NAMES = [
   BROKER_TOKEN_ENV,
+  OTLP_HEADERS_ENV,
   BROKER_URL_ENV,
   'HTTPS_PROXY',
   'https_proxy',
@@ -135,7 +140,7 @@ export function backendContainer(
     ...(backend.args ? { args: [...backend.args] } : {}),
     ports: [{ name: portName(backend), containerPort: backend.port, protocol: 'TCP' }],
     env: [
-      ...plainEnv({ ...backendBaseEnv(plan, config), ...backend.env }),
+      ...plainEnv({ ...backendBaseEnv(plan, config), ...telemetryEnv(backend.telemetry), ...backend.env }),
       ...secretEnv(backend.secretEnv),
       ...secretEnv(serverTokens),
       ...backendBrokerEnv(plan, backend),

@@ -10,7 +10,7 @@ import type { BrokerConfigInput } from '../../toolchain-server/broker/config.ts'
 import { assertBrokerContract } from './broker-contract.ts';
 import { BROKER_POD_PATHS } from './defaults.ts';
 import { goPrettyJson } from './go-json.ts';
-import type { AgentPlan } from './plan.ts';
+import type { AgentPlan, PlannedPricing } from './plan.ts';
 
 /** Where a route's credential is mounted in the broker: `<keysDir>/<route>/key`. */
 export function routeKeyFile(route: string): string {
@@ -42,6 +42,7 @@ export function brokerConfig(plan: AgentPlan): BrokerConfigInput {
           }
         : {}),
       insecureHttp: route.insecureHttp,
+      ...pricingOf(plan, route),
     })),
     callers: broker.callers.map((caller) => ({
       name: caller.name,
@@ -51,7 +52,27 @@ export function brokerConfig(plan: AgentPlan): BrokerConfigInput {
       openPorts: [...caller.openPorts],
     })),
     deniedCidrs: [...broker.deniedCidrs],
+    ...(plan.observability.enabled ? { metricsLabels: { agent: plan.name } } : {}),
+    ...(plan.observability.route && plan.observability.signals.traces
+      ? {
+          telemetry: {
+            route: plan.observability.route.name,
+            sampleRatio: plan.observability.sampleRatio,
+            resource: { ...plan.observability.resource, 'k8s.deployment.name': broker.objectName },
+          },
+        }
+      : {}),
   };
+}
+
+/** A model route's pricing (`observability.metrics.pricing` of its backend), for the cost estimate. */
+function pricingOf(
+  plan: AgentPlan,
+  route: AgentPlan['broker']['routes'][number],
+): { pricing?: PlannedPricing } {
+  if (!plan.observability.enabled || route.kind !== 'model') return {};
+  const pricing = plan.observability.metrics.pricing[route.owner];
+  return pricing ? { pricing: { ...pricing } } : {};
 }
 
 /**

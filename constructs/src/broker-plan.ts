@@ -174,9 +174,12 @@ export function planCallers(
   toolchains: readonly PlannedToolchain[],
   gateways: readonly PlannedGateway[],
   agentPod: string,
+  telemetryRoute?: string,
 ): PlannedCaller[] {
   if (!broker.enabled) return [];
   const gatewayRoutes = gateways.flatMap((g) => (g.route ? [g.route.name] : []));
+  // With observability on, every backend and toolchain exports its telemetry through the broker's otlp route.
+  const telemetry = telemetryRoute ? [telemetryRoute] : [];
   const caller = (
     name: string,
     role: PlannedCaller['role'],
@@ -197,15 +200,22 @@ export function planCallers(
         b.name,
         'backend',
         agentPod,
-        [...(b.model?.route ? [b.model.route.name] : []), ...gatewayRoutes],
+        [...(b.model?.route ? [b.model.route.name] : []), ...gatewayRoutes, ...telemetry],
         b.egress,
       ),
     ),
-    // A toolchain calls the broker for its egress by name, and for the gateway routes its code mode reaches.
+    // A toolchain calls the broker for its egress by name, for the gateway routes its code mode reaches, and
+    // for its telemetry.
     ...toolchains
-      .filter((t) => t.namedEgress.kind !== 'none' || codeModeRoutes(t).length > 0)
+      .filter((t) => t.namedEgress.kind !== 'none' || codeModeRoutes(t).length > 0 || telemetry.length > 0)
       .map((t) =>
-        caller(t.containerName, 'toolchain', t.pod?.objectName ?? agentPod, codeModeRoutes(t), t.namedEgress),
+        caller(
+          t.containerName,
+          'toolchain',
+          t.pod?.objectName ?? agentPod,
+          [...codeModeRoutes(t), ...telemetry],
+          t.namedEgress,
+        ),
       ),
   ];
 }

@@ -15,6 +15,7 @@
  * - Timeouts: `timeout` (milliseconds) per server.
  */
 
+import { claudeTelemetrySettings } from './cli-telemetry.ts';
 import type { ClientConfigFormat, McpServerEntry } from './client-config-types.ts';
 import { mergeClientSettings } from './client-settings.ts';
 import { CLIENT_CONFIG_PATHS } from './defaults.ts';
@@ -66,7 +67,7 @@ export const claudeCodeConfig: ClientConfigFormat = (backend, servers) => {
     allowManagedPermissionRulesOnly: true,
     allowManagedHooksOnly: true,
     allowedMcpServers: servers.map((s) => ({ serverName: s.name })),
-    ...claudeModelSettings(backend.model?.route?.url),
+    ...mergeEnv(claudeModelSettings(backend.model?.route?.url), claudeTelemetrySettings(backend.telemetry)),
   };
   const { merged, problems } = mergeClientSettings(generated, backend.settings, {
     mcpServers: "MCP servers are the spec's toolchains and gateways, in managed-mcp.json",
@@ -88,3 +89,12 @@ export const claudeCodeConfig: ClientConfigFormat = (backend, servers) => {
     problems,
   };
 };
+
+/** Two settings objects whose `env` maps are merged (both set some of Claude Code's variables). */
+function mergeEnv(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const env = {
+    ...(a.env as Record<string, string> | undefined),
+    ...(b.env as Record<string, string> | undefined),
+  };
+  return { ...a, ...b, ...(Object.keys(env).length > 0 ? { env } : {}) };
+}

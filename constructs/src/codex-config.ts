@@ -12,6 +12,7 @@
  * - Timeouts: `tool_timeout_sec` per server; `startup_timeout_sec` leaves the sidecars time to come up.
  */
 
+import { codexTelemetrySettings } from './cli-telemetry.ts';
 import type { ClientConfigFormat, ClientConfigProblem, McpServerEntry } from './client-config-types.ts';
 import { type JsonObject, mergeClientSettings } from './client-settings.ts';
 import { CLIENT_CONFIG_PATHS } from './defaults.ts';
@@ -67,6 +68,7 @@ export const codexConfig: ClientConfigFormat = (backend, servers) => {
     // A read-only image installed from npm cannot update itself; the check would only call the network.
     check_for_update_on_startup: false,
     ...codexModelSettings(backend.model?.route?.url, backend.model?.keyEnv),
+    ...codexTelemetrySettings(backend.telemetry),
     mcp_servers: codexServerTables(servers),
   };
   const merge = mergeClientSettings(generated, backend.settings, {

@@ -37,6 +37,12 @@ export type EgressDestination =
   | { readonly kind: 'sandbox'; readonly name: string; readonly podLabels: Readonly<Record<string, string>> }
   /** The agent's broker, on its proxy port: routes and CONNECT, per caller token. */
   | { readonly kind: 'broker'; readonly broker: string; readonly podLabels: Readonly<Record<string, string>> }
+  /** An in-cluster OpenTelemetry collector (`spec.observability`), in its own namespace. */
+  | {
+      readonly kind: 'collector';
+      readonly namespace: string;
+      readonly podLabels: Readonly<Record<string, string>>;
+    }
   /** Every public address: `0.0.0.0/0` and `::/0` minus the denied ranges (the broker's own egress). */
   | {
       readonly kind: 'internet';
@@ -184,7 +190,8 @@ export function toolchainPodEgress(plan: AgentPlan, toolchain: PodToolchain): Po
   const container = toolchain.containerName;
   const grants: EgressGrant[] = [];
   if (plan.broker.enabled) {
-    if (toolchain.namedEgress.kind !== 'none')
+    // Egress by name, or telemetry through the otlp route (spec.observability): the broker, found by name.
+    if (toolchain.namedEgress.kind !== 'none' || plan.observability.enabled)
       grants.push(
         {
           purpose: 'cluster DNS',
@@ -271,6 +278,19 @@ export function brokerPodEgress(plan: AgentPlan): PodEgress {
   ];
   for (const route of plan.broker.routes) {
     if (!route.inCluster) continue;
+    if (route.kind === 'telemetry') {
+      grants.push({
+        purpose: `OpenTelemetry collector (route ${route.name})`,
+        to: {
+          kind: 'collector',
+          namespace: route.inCluster.namespace ?? plan.namespace,
+          podLabels: route.inCluster.podLabels,
+        },
+        ports: tcp([route.inCluster.port]),
+        neededBy: [container],
+      });
+      continue;
+    }
     grants.push({
       purpose: `MCP gateway "${route.owner}" (route ${route.name})`,
       to: { kind: 'gateway', gateway: plan.names.gateway(route.owner), podLabels: route.inCluster.podLabels },
@@ -381,6 +401,8 @@ export function describeDestination(to: EgressDestination): string {
   switch (to.kind) {
     case 'dns':
       return `DNS pods ${formatLabels(to.podLabels)} in namespace ${to.namespace}`;
+    case 'collector':
+      return `collector pods ${formatLabels(to.podLabels)} in namespace ${to.namespace}`;
     case 'cidrs':
       return to.cidrs.join(', ');
     case 'gateway':

@@ -2,6 +2,7 @@
  * What was generated and why, as data: per pod its containers, effective egress and mounted credentials,
  * and per ServiceAccount what it can do. The CLI prints it; the site renders it as tables.
  */
+
 import { BROKER_CONTAINER } from './broker.ts';
 import { BROKER_TOKEN_DIR, BROKER_TOKEN_ENV, PATHS, TOKEN_FILE_NAME } from './defaults.ts';
 import {
@@ -19,6 +20,11 @@ import {
   toolchainPodEgress,
 } from './effective-egress.ts';
 import { type CacheContainerReport, explainCaches, formatCachesReport } from './explain-caches.ts';
+import {
+  formatObservabilityReport,
+  type ObservabilityReport,
+  observabilityReport,
+} from './explain-observability.ts';
 import {
   type AgentPlan,
   deployedGateways,
@@ -82,6 +88,8 @@ export interface ExplainReport {
   readonly broker?: BrokerReport;
   /** Toolchain containers with caches or a fetch phase (docs/caches.md); absent when there is none. */
   readonly caches?: readonly CacheContainerReport[];
+  /** `spec.observability`: who emits what, where it goes (docs/observability.md); absent when off. */
+  readonly observability?: ObservabilityReport;
 }
 
 /** `kubectl create secret generic <tokensSecret> -n <ns> --from-literal=<caller>=$(openssl rand -hex 32) …`. */
@@ -335,6 +343,7 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
   ];
   const broker = brokerReport(plan);
   const caches = explainCaches(plan);
+  const observability = observabilityReport(plan);
   return {
     agent: plan.name,
     namespace: plan.namespace,
@@ -342,6 +351,7 @@ export function explainAgent(plan: AgentPlan): ExplainReport {
     serviceAccounts,
     ...(broker ? { broker } : {}),
     ...(caches.length > 0 ? { caches } : {}),
+    ...(observability ? { observability } : {}),
   };
 }
 
@@ -419,6 +429,7 @@ export function formatExplainReport(report: ExplainReport): string {
     );
   }
   lines.push(...formatCachesReport(report.caches ?? []));
+  lines.push(...formatObservabilityReport(report.observability));
   lines.push('', 'ServiceAccounts:');
   for (const sa of report.serviceAccounts) {
     const mounted =

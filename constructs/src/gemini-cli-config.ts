@@ -15,6 +15,7 @@
  */
 
 import { json } from './claude-code-config.ts';
+import { geminiTelemetrySettings } from './cli-telemetry.ts';
 import type { ClientConfigFormat, McpServerEntry } from './client-config-types.ts';
 import { type JsonObject, mergeClientSettings } from './client-settings.ts';
 import { CLIENT_CONFIG_PATHS } from './defaults.ts';
@@ -74,6 +75,7 @@ export const geminiCliConfig: ClientConfigFormat = (backend, servers) => {
     hooksConfig: { enabled: false },
     advanced: { ignoreLocalEnv: true },
     ...geminiModelSettings(backend.model?.route?.url),
+    ...geminiTelemetrySettings(backend.telemetry),
     // A read-only image installed from npm cannot update itself.
     general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
   };

@@ -11,7 +11,7 @@ import {
   toolchainPodEgress,
 } from './effective-egress.ts';
 import type { Labels } from './names.ts';
-import { type AgentPlan, deployedGateways, podToolchains } from './plan.ts';
+import { type AgentPlan, deployedGateways, podToolchains, sidecarToolchains } from './plan.ts';
 
 export interface AgentNetworkPoliciesProps {
   /** The agent whose pods are covered. */
@@ -33,8 +33,27 @@ export class AgentNetworkPolicies extends Construct {
     const annotations = Object.keys(plan.annotations).length > 0 ? { annotations: plan.annotations } : {};
     const policies: k8s.KubeNetworkPolicy[] = [];
 
-    const agentIngress: k8s.NetworkPolicyIngressRule[] =
-      plan.network.agentIngressFrom.length > 0
+    // spec.observability.metrics.scrapeFrom: the scrapers reach each pod's metrics ports, nothing else.
+    const scrape = (ports: readonly number[]): k8s.NetworkPolicyIngressRule[] => {
+      const from = plan.observability.enabled ? plan.observability.metrics.scrapeFrom : [];
+      if (from.length === 0 || ports.length === 0) return [];
+      return [
+        {
+          from: from.map((peer) => ({
+            podSelector: { matchLabels: { ...peer.podLabels } },
+            namespaceSelector: {
+              matchLabels: { 'kubernetes.io/metadata.name': peer.namespace ?? plan.namespace },
+            },
+          })),
+          ports: ports.map((port) => ({ port: k8s.IntOrString.fromNumber(port), protocol: 'TCP' })),
+        },
+      ];
+    };
+    const agentIngress: k8s.NetworkPolicyIngressRule[] = [
+      ...scrape(sidecarToolchains(plan).map((t) => t.healthPort)),
+    ];
+    agentIngress.unshift(
+      ...(plan.network.agentIngressFrom.length > 0
         ? [
             {
               from: plan.network.agentIngressFrom.map((peer) => ({
@@ -49,7 +68,8 @@ export class AgentNetworkPolicies extends Construct {
               })),
             },
           ]
-        : [];
+        : []),
+    );
     policies.push(
       new k8s.KubeNetworkPolicy(this, 'agent', {
         metadata: {
@@ -79,7 +99,7 @@ export class AgentNetworkPolicies extends Construct {
           },
           spec: policySpec(
             toolchain.pod.selector,
-            fromAgentPod(toolchain.port),
+            [...fromAgentPod(toolchain.port), ...scrape([toolchain.healthPort])],
             toolchainPodEgress(plan, toolchain),
           ),
         }),
@@ -130,14 +150,17 @@ export class AgentNetworkPolicies extends Construct {
           },
           spec: policySpec(
             plan.broker.selector,
-            callerPods.length > 0
-              ? [
-                  {
-                    from: callerPods,
-                    ports: [{ port: k8s.IntOrString.fromNumber(plan.broker.port), protocol: 'TCP' }],
-                  },
-                ]
-              : [],
+            [
+              ...(callerPods.length > 0
+                ? [
+                    {
+                      from: callerPods,
+                      ports: [{ port: k8s.IntOrString.fromNumber(plan.broker.port), protocol: 'TCP' }],
+                    },
+                  ]
+                : []),
+              ...scrape([plan.broker.healthPort]),
+            ],
             brokerPodEgress(plan),
           ),
         }),
@@ -209,6 +232,7 @@ function egressRule(grant: EgressGrant): k8s.NetworkPolicyEgressRule {
   const withPorts = ports.length > 0 ? { ports } : {};
   switch (grant.to.kind) {
     case 'dns':
+    case 'collector':
       return {
         to: [
           {

@@ -61,6 +61,19 @@ export interface PlannedBackend {
   readonly model?: PlannedModel;
   /** What it may reach by name through the broker, besides its routes. */
   readonly egress: PlannedNamedEgress;
+  /** Where its CLI exports OTLP (`spec.observability`): the broker's otlp route. */
+  readonly telemetry?: PlannedBackendTelemetry;
+}
+
+/** A backend CLI's own OpenTelemetry export, toward the broker's otlp route. */
+export interface PlannedBackendTelemetry {
+  /** OTLP/HTTP base URL (`http://<broker>:<port>/otlp`); signals go to `/v1/traces`, `/v1/metrics`, `/v1/logs`. */
+  readonly endpoint: string;
+  readonly protocol: 'http/protobuf' | 'http/json';
+  readonly signals: { readonly traces: boolean; readonly metrics: boolean; readonly logs: boolean };
+  readonly sampleRatio: number;
+  /** Resource attributes, the backend's container name included. */
+  readonly resource: Readonly<Record<string, string>>;
 }
 
 /** A backend's model access. */
@@ -94,7 +107,8 @@ export interface EgressHost {
 /** A broker route: `http://<broker>:<port>/<name>/…` forwarded to one upstream with the route's credential. */
 export interface PlannedRoute {
   readonly name: string;
-  readonly kind: 'model' | 'gateway';
+  /** `telemetry`: the `otlp` route every emitter exports through (`spec.observability`). */
+  readonly kind: 'model' | 'gateway' | 'telemetry';
   /** The backend or gateway it serves. */
   readonly owner: string;
   readonly upstream: string;
@@ -106,8 +120,8 @@ export interface PlannedRoute {
     readonly prefix: string;
   };
   readonly insecureHttp: boolean;
-  /** A deployed gateway's pods and port, which the broker's NetworkPolicy lets it reach. */
-  readonly inCluster?: { readonly podLabels: Labels; readonly port: number };
+  /** A deployed gateway's pods and port (or an in-cluster collector's), which the broker's NetworkPolicy lets it reach. */
+  readonly inCluster?: { readonly podLabels: Labels; readonly port: number; readonly namespace?: string };
 }
 
 /** One container that authenticates to the broker with its own token (a key of the tokens Secret). */
@@ -376,6 +390,46 @@ export interface AgentPlan {
   readonly broker: PlannedBroker;
   /** `spec.sandboxes`: the sandbox manager and its templates (docs/sandboxes.md). */
   readonly sandboxes?: PlannedSandboxes;
+  /** `spec.observability` (docs/observability.md); `enabled` only with an endpoint and the broker. */
+  readonly observability: PlannedObservability;
+}
+
+/** USD per million tokens of one backend's model (`observability.metrics.pricing`). */
+export interface PlannedPricing {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+}
+
+export interface PlannedObservability {
+  /** The spec asked for it (`observability.enabled`). */
+  readonly requested: boolean;
+  /** Rendered: requested, with an endpoint and the broker on (the checks report the rest). */
+  readonly enabled: boolean;
+  /** The collector's OTLP/HTTP base URL as the spec gives it. */
+  readonly endpointUrl: string | undefined;
+  /** The spec gave `endpoint.collectorPodLabels` (the checks refuse them for an external endpoint). */
+  readonly collectorPodLabelsGiven: boolean;
+  /** `teamLabels` as written (the checks report keys missing from `metadata.labels`). */
+  readonly teamLabels: readonly string[];
+  /** An in-cluster collector: its namespace, pods and port (the broker's NetworkPolicy reaches them). */
+  readonly collector?: { readonly namespace: string; readonly podLabels: Labels; readonly port: number };
+  /** The broker's `otlp` route (enabled only). */
+  readonly route?: PlannedRoute;
+  /** What emitters export to: `http://<broker>:<port>/otlp` (enabled only). */
+  readonly emitterUrl: string;
+  readonly protocol: 'http/protobuf' | 'http/json';
+  readonly sampleRatio: number;
+  /** Resource attributes of every signal: `toolyard.agent`, `k8s.namespace.name`, team labels, extras. */
+  readonly resource: Labels;
+  readonly signals: { readonly traces: boolean; readonly metrics: boolean; readonly logs: boolean };
+  readonly metrics: {
+    readonly scrape: 'annotations' | 'serviceMonitor' | 'none';
+    readonly scrapeFrom: readonly { readonly namespace?: string; readonly podLabels: Labels }[];
+    /** Backend name → pricing. */
+    readonly pricing: Readonly<Record<string, PlannedPricing>>;
+  };
 }
 
 export type PodToolchain = PlannedToolchain & { readonly pod: PlannedToolchainPod };

@@ -30,6 +30,7 @@ import {
   toolchainServerName,
   toolchainTokenEnv,
 } from './names.ts';
+import { planObservability } from './observability-plan.ts';
 import { existingOrNewClaim } from './plan-claim.ts';
 import { planImage } from './plan-image.ts';
 import type {
@@ -58,11 +59,31 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
   const spec = agent.spec;
   const network = spec.networkPolicy ?? {};
   const brokerSettings = planBrokerSettings(spec.broker, names);
+  const observability = planObservability(
+    spec.observability,
+    { name, namespace, labels: definedEntries(agent.metadata.labels) },
+    brokerSettings,
+  );
   const caches = planCaches(spec.workspace?.caches, names);
   const plainToolchains = (spec.toolchains ?? []).map((toolchain, i) =>
     planToolchain(toolchain, names, planCacheUses(toolchain.caches, caches, i)),
   );
-  const backends = spec.backends.map((backend) => planBackend(backend, brokerSettings));
+  const backends = spec.backends.map((backend) => {
+    const planned = planBackend(backend, brokerSettings);
+    const o = observability;
+    return o.enabled
+      ? {
+          ...planned,
+          telemetry: {
+            endpoint: o.emitterUrl,
+            protocol: o.protocol,
+            signals: o.signals,
+            sampleRatio: o.sampleRatio,
+            resource: { ...o.resource, 'k8s.container.name': backend.name },
+          },
+        }
+      : planned;
+  });
   const gateways = (spec.gateways ?? []).map((gateway) =>
     'url' in gateway
       ? planExternalGateway(gateway, brokerSettings)
@@ -128,16 +149,28 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
     }),
     broker: {
       ...brokerSettings,
-      routes: brokerRoutes(backends, gateways),
-      callers: planCallers(
-        brokerSettings,
-        backends,
-        [...toolchains, ...(sandboxes?.templates.map((t) => t.toolchain) ?? [])],
-        gateways,
-        names.workload,
-      ),
+      routes: [...brokerRoutes(backends, gateways), ...(observability.route ? [observability.route] : [])],
+      callers: [
+        ...planCallers(
+          brokerSettings,
+          backends,
+          toolchains,
+          gateways,
+          names.workload,
+          observability.route?.name,
+        ),
+        // Sandboxes call the broker for their egress by name only: no telemetry route for code the agent runs there.
+        ...planCallers(
+          brokerSettings,
+          [],
+          sandboxes?.templates.map((t) => t.toolchain) ?? [],
+          gateways,
+          names.workload,
+        ),
+      ],
     },
     ...(sandboxes ? { sandboxes } : {}),
+    observability,
   };
 }
 

@@ -12,6 +12,7 @@ import { checkCodeMode } from './code-mode-checks.ts';
 import { BROKER_TOKEN_DIR, CLIENT_CONFIG_PATHS, PATHS } from './defaults.ts';
 import { checkKubernetesValues } from './kubernetes-checks.ts';
 import { clientConfigEnv, clientConfigProblems, mcpServerEntries } from './mcp-client-configs.ts';
+import { checkObservability } from './observability-checks.ts';
 import { type AgentPlan, podToolchains, sidecarToolchains } from './plan.ts';
 import { NO_REJECTED_ENTRIES, type RejectedEntries } from './rejected-entries.ts';
 import { checkSandboxes } from './sandbox-checks.ts';
@@ -42,6 +43,7 @@ export function checkAgentPlan(
     ...checkBroker(plan),
     ...checkApiServerEgress(plan),
     ...checkCaches(plan, rejected),
+    ...checkObservability(plan),
     ...checkCodeMode(
       plan,
       plan.toolchains.map((t) => (t.limits as { confinement?: string }).confinement),

@@ -2,7 +2,7 @@
 import type { ToolchainServerConfigInput } from '../../toolchain-server/src/config.ts';
 import { cacheEnv, offlineEnv, serverCaches } from './cache-plan.ts';
 import { BROKER_TOKEN_DIR, PATHS, TOKEN_FILE_NAME, TOOLCHAIN_POD_LISTEN_HOST } from './defaults.ts';
-import type { PlannedToolchain } from './plan.ts';
+import type { AgentPlan, PlannedToolchain } from './plan.ts';
 import type { PlannedCodeMode } from './plan-types.ts';
 import { assertServerContract } from './server-contract.ts';
 
@@ -47,10 +47,39 @@ export interface ToolchainEgressProxy {
   readonly noProxy: readonly string[];
 }
 
+/** What a toolchain server exports, and where (`spec.observability`): traces through the broker's otlp route. */
+export interface ToolchainTelemetry {
+  readonly config?: NonNullable<ToolchainServerConfigInput['telemetry']>;
+  /** Serve /metrics on the probe port for Prometheus. */
+  readonly metrics: boolean;
+  /** Labels on every sample: the agent and the toolchain. */
+  readonly metricsLabels?: Readonly<Record<string, string>>;
+}
+
+export function toolchainTelemetry(plan: AgentPlan, toolchain: PlannedToolchain): ToolchainTelemetry {
+  const o = plan.observability;
+  if (!o.enabled) return { metrics: false };
+  return {
+    metrics: true,
+    metricsLabels: { agent: plan.name, toolchain: toolchain.name },
+    ...(o.signals.traces
+      ? {
+          config: {
+            endpoint: o.emitterUrl,
+            tokenFile: `${BROKER_TOKEN_DIR}/${TOKEN_FILE_NAME}`,
+            sampleRatio: o.sampleRatio,
+            resource: { ...o.resource, 'k8s.container.name': toolchain.containerName },
+          },
+        }
+      : {}),
+  };
+}
+
 export function toolchainServerConfig(
   toolchain: PlannedToolchain,
   workspaceMountPath: string,
   egressProxy?: ToolchainEgressProxy,
+  telemetry: ToolchainTelemetry = { metrics: false },
 ): ToolchainServerConfigInput {
   return {
     name: toolchain.name,
@@ -63,7 +92,7 @@ export function toolchainServerConfig(
           ...(toolchain.allowUnauthenticated && !toolchain.auth ? { allowUnauthenticated: true } : {}),
         }
       : { host: '127.0.0.1', port: toolchain.port },
-    health: { host: '0.0.0.0', port: toolchain.healthPort },
+    health: { host: '0.0.0.0', port: toolchain.healthPort, ...(telemetry.metrics ? { metrics: true } : {}) },
     workspaceRoots: [workspaceMountPath],
     tools: {
       mode: toolchain.mode,
@@ -93,6 +122,8 @@ export function toolchainServerConfig(
     ...(toolchain.caches.length > 0 ? { caches: serverCaches(toolchain) } : {}),
     ...(toolchain.egressPhase === 'fetch' ? { offlineEnv: offlineEnv(toolchain) } : {}),
     ...(toolchain.codeMode ? { codeMode: serverCodeMode(toolchain.codeMode) } : {}),
+    ...(telemetry.config ? { telemetry: telemetry.config } : {}),
+    ...(telemetry.metricsLabels ? { metricsLabels: { ...telemetry.metricsLabels } } : {}),
   };
 }
 
@@ -119,8 +150,9 @@ export function toolchainServerConfigJson(
   toolchain: PlannedToolchain,
   workspaceMountPath: string,
   egressProxy?: ToolchainEgressProxy,
+  telemetry?: ToolchainTelemetry,
 ): string {
-  const config = toolchainServerConfig(toolchain, workspaceMountPath, egressProxy);
+  const config = toolchainServerConfig(toolchain, workspaceMountPath, egressProxy, telemetry);
   assertServerContract(toolchain.name, config);
   return `${JSON.stringify(config, null, 2)}\n`;
 }

@@ -5,7 +5,6 @@ import { serverCommand } from '../../toolchain-server/src/launch.ts';
 import { noProxyHosts } from './backend-container.ts';
 import { cacheEnv } from './cache-plan.ts';
 import { cacheMounts } from './cache-volumes.ts';
-import { codeModeRoutes } from './code-mode-plan.ts';
 import {
   plainEnv,
   resourceRequirements,
@@ -16,7 +15,12 @@ import {
 import { BROKER_TOKEN_DIR, PATHS } from './defaults.ts';
 import type { AgentPlan, PlannedToolchain } from './plan.ts';
 import { restrictedContainerSecurityContext } from './security.ts';
-import { TOOLCHAIN_CACHE_ENV, TOOLCHAIN_CONFIG_FILE, toolchainServerConfigJson } from './toolchain-config.ts';
+import {
+  TOOLCHAIN_CACHE_ENV,
+  TOOLCHAIN_CONFIG_FILE,
+  toolchainServerConfigJson,
+  toolchainTelemetry,
+} from './toolchain-config.ts';
 
 /** The name of a toolchain pod's MCP container port, which its Service targets. */
 export const TOOLCHAIN_MCP_PORT_NAME = 'mcp';
@@ -55,11 +59,13 @@ export class ToolchainSidecar extends Construct {
     // With egress through the broker, the server gives its children the proxy and its own token, from a file.
     const viaBroker = plan.broker.enabled && toolchain.namedEgress.kind !== 'none';
     // Code mode's gateway routes are opened with the same broker token, held by the server alone.
-    const brokerCaller = viaBroker || (plan.broker.enabled && codeModeRoutes(toolchain).length > 0);
+    // Telemetry goes through the broker's otlp route with the same token (spec.observability).
+    const brokerCaller = plan.broker.callers.some((c) => c.name === toolchain.containerName);
     this.configJson = toolchainServerConfigJson(
       toolchain,
       plan.workspace.mountPath,
       viaBroker ? { url: plan.broker.url, noProxy: noProxyHosts(plan) } : undefined,
+      toolchainTelemetry(plan, toolchain),
     );
     this.configMap = new plus.ConfigMap(this, 'config', {
       metadata: {

@@ -98,6 +98,10 @@ const DESCRIBE_BY_PATTERN: Readonly<Record<string, Describe>> = {
     message: `${quoted(value)} is not an http:// or https:// URL`,
     hint: 'e.g. https://mcp.example.com/mcp',
   }),
+  '^https?://[^?#]+$': (value) => ({
+    message: `${quoted(value)} is not an http:// or https:// URL without query or fragment`,
+    hint: 'e.g. http://otel-collector.observability.svc:4318 in the cluster, https://otlp.example.com outside it',
+  }),
   '^/[^\\s]*$': (value) => ({
     message: `${quoted(value)} is not an absolute path without spaces`,
     hint: 'start with "/", e.g. /workspace',

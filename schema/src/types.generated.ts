@@ -58,17 +58,17 @@ export type DnsSubdomain = string;
  */
 export type WarningAcknowledgement = WarningAcknowledgement1;
 /**
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "LabelKey".
+ */
+export type LabelKey = string;
+/**
  * `read-only`: get/list/watch on workload, networking and config kinds, never Secrets. `namespace-write`: read-only plus bounded writes; never Secrets, RBAC, pods/exec, escalate/bind/impersonate.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "RbacPreset".
  */
 export type RbacPreset = 'read-only' | 'namespace-write';
-/**
- * This interface was referenced by `ToolyardAgent`'s JSON-Schema
- * via the `definition` "LabelKey".
- */
-export type LabelKey = string;
 /**
  * A key in a Secret: letters, digits, `-`, `_` and `.`, not `.` or starting with `..`.
  *
@@ -179,6 +179,7 @@ export interface AgentSpec {
   acknowledgedWarnings?: WarningAcknowledgement[];
   broker?: BrokerSettings;
   sandboxes?: Sandboxes;
+  observability?: ObservabilitySettings;
 }
 /**
  * The shared source tree, mounted into every backend and toolchain container at the same path.
@@ -1075,6 +1076,136 @@ export interface SandboxFiles {
   maxDownloadBytes?: number;
 }
 /**
+ * Traces, metrics and logs of the agent (docs/observability.md): every toolyard component (toolchain servers, code mode, the broker) emits OpenTelemetry spans with W3C trace context, and the agent CLIs' own OTLP exporters are configured toward the same endpoint, so one trace store holds the model turn and the tool calls. Everything is sent to the broker's `otlp` route, which forwards it to `endpoint` (an in-cluster collector or an external OTLP/HTTP service, whose credential only the broker holds); the broker is required. Metrics are Prometheus scrapes of each component's `/metrics` (a per-agent metrics Service, annotated or with a ServiceMonitor) and a Grafana dashboard per chart. Off by default.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "Observability".
+ */
+export interface ObservabilitySettings {
+  /**
+   * Emit traces and expose metrics. Needs `endpoint` and the broker.
+   */
+  enabled?: boolean;
+  endpoint?: OtlpEndpoint;
+  /**
+   * The OTLP/HTTP encoding the agent CLIs export with (gRPC does not cross the broker's HTTP/1.1 routes). toolyard's own servers always send `http/json`.
+   */
+  protocol?: 'http/protobuf' | 'http/json';
+  sampling?: ObservabilitySampling;
+  /**
+   * Extra OpenTelemetry resource attributes on every span and CLI signal, besides `toolyard.agent`, `k8s.namespace.name` and `service.name`, which toolyard sets. Values are visible to anyone who reads the traces: no secrets.
+   */
+  resourceAttributes?: {
+    [k: string]: string | undefined;
+  };
+  /**
+   * Keys of `metadata.labels` copied as resource attributes (`team`, `cost-center`), so traces and CLI metrics can be split by team.
+   */
+  teamLabels?: LabelKey[];
+  export?: ObservabilitySignals;
+  metrics?: ObservabilityMetrics;
+}
+/**
+ * Where telemetry goes: an OTLP/HTTP base URL (signals are posted to `<url>/v1/traces`, `/v1/metrics`, `/v1/logs`). Every emitter sends to the broker's `otlp` route, and the broker forwards there: an in-cluster collector (a `.svc` URL, reached through the broker's NetworkPolicy) or an external service over HTTPS (on one of `broker.egressPorts`).
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "OtlpEndpoint".
+ */
+export interface OtlpEndpoint {
+  /**
+   * The collector's OTLP/HTTP base URL: `http://<service>.<namespace>.svc:<port>` in the cluster, `https://…` outside it.
+   */
+  url: string;
+  collectorPodLabels?: Labels3;
+  credential?: OtlpCredential;
+}
+/**
+ * In-cluster only: labels of the collector's pods, which the broker's NetworkPolicy lets it reach on the URL's port.
+ */
+export interface Labels3 {
+  [k: string]: LabelValue | undefined;
+}
+/**
+ * A key the collector requires, mounted into the broker alone and set as a header on every export.
+ */
+export interface OtlpCredential {
+  secretKeyRef: SecretKeyRef1;
+  /**
+   * Lower-case header name.
+   */
+  header?: string;
+  /**
+   * Put before the key.
+   */
+  prefix?: string;
+}
+/**
+ * Head sampling of new traces; a caller's sampled flag always wins (parent-based), so every component keeps or drops the same traces.
+ */
+export interface ObservabilitySampling {
+  /**
+   * Share of new traces recorded, 0 to 1.
+   */
+  ratio?: number;
+}
+/**
+ * What is exported over OTLP. toolyard's servers export traces; the agent CLIs export each signal they support (docs/observability.md has the table). Prometheus metrics are scraped either way.
+ */
+export interface ObservabilitySignals {
+  /**
+   * Spans of every component and of the agent CLIs.
+   */
+  traces?: boolean;
+  /**
+   * The agent CLIs' own OTLP metrics (token counts, sessions).
+   */
+  metrics?: boolean;
+  /**
+   * The agent CLIs' OTLP log events (prompts and tool arguments are never included: toolyard turns their logging off).
+   */
+  logs?: boolean;
+}
+/**
+ * Prometheus scraping of every component's `/metrics` (toolchain servers on their probe port, the broker on its health port) through a headless `<agent>-metrics` Service, and the cost estimate of model tokens.
+ *
+ * This interface was referenced by `ToolyardAgent`'s JSON-Schema
+ * via the `definition` "ObservabilityMetrics".
+ */
+export interface ObservabilityMetrics {
+  /**
+   * `annotations`: `prometheus.io/scrape` on the metrics Service (Prometheus' endpoints discovery). `serviceMonitor`: a prometheus-operator ServiceMonitor. `none`: neither. A chart switches it with `observability.metrics.scrape`.
+   */
+  scrape?: 'annotations' | 'serviceMonitor' | 'none';
+  /**
+   * Pods allowed to scrape the metrics ports (the NetworkPolicies admit them). Empty: the policies admit no scraper.
+   */
+  scrapeFrom?: PeerSelector[];
+  /**
+   * USD per million tokens per backend, for the broker's `toolyard_broker_cost_usd_total` estimate. Backends without pricing get no cost metric.
+   */
+  pricing?: {
+    [k: string]: ModelPricing | undefined;
+  };
+}
+export interface ModelPricing {
+  /**
+   * Input tokens.
+   */
+  input: number;
+  /**
+   * Output tokens.
+   */
+  output: number;
+  /**
+   * Cached input tokens read (default: input).
+   */
+  cacheRead?: number;
+  /**
+   * Input tokens written to the cache (default: input).
+   */
+  cacheWrite?: number;
+}
+/**
  * A gateway toolyard deploys: Deployment, Service, ServiceAccount and, with `authority.kubernetes`, a preset Role per namespace.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
@@ -1249,7 +1380,7 @@ export interface Resources5 {
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "Labels".
  */
-export interface Labels3 {
+export interface Labels4 {
   [k: string]: LabelValue | undefined;
 }
 /**

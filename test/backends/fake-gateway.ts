@@ -16,7 +16,13 @@ import { createMcpHandler, type McpHttpHandler, Server } from '@modelcontextprot
 export interface FakeGateway {
   readonly port: number;
   /** Every request: whether it carried the token, and the JSON-RPC method. */
-  readonly requests: { readonly authorized: boolean; readonly method: string | undefined }[];
+  readonly requests: {
+    readonly authorized: boolean;
+    readonly method: string | undefined;
+    /** The `traceparent` header and `params._meta.traceparent` the request carried (trace propagation). */
+    readonly traceparent?: string | undefined;
+    readonly metaTraceparent?: string | undefined;
+  }[];
   /** Arguments of every tool call that got through. */
   readonly calls: Record<string, unknown>[];
   close(): Promise<void>;
@@ -65,14 +71,19 @@ export async function startFakeGateway(options: FakeGatewayOptions): Promise<Fak
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
     const text = request.method === 'POST' ? await readBody(request) : '';
     let method: string | undefined;
+    let metaTraceparent: string | undefined;
     try {
-      method = (JSON.parse(text) as { method?: string }).method;
+      const message = JSON.parse(text) as { method?: string; params?: { _meta?: { traceparent?: string } } };
+      method = message.method;
+      metaTraceparent = message.params?._meta?.traceparent;
     } catch {
       method = undefined;
     }
     const authorized =
       options.token === undefined || request.headers.authorization === `Bearer ${options.token}`;
-    requests.push({ authorized, method });
+    const traceparent =
+      typeof request.headers.traceparent === 'string' ? request.headers.traceparent : undefined;
+    requests.push({ authorized, method, traceparent, metaTraceparent });
     if (!authorized) {
       response.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'application/json' });
       response.end(

@@ -70,6 +70,15 @@ export class BrokerTopology {
     return this.sites.map((site) => `${site.address} ${site.names.flatMap((n) => [n, `${n}.`]).join(' ')}`);
   }
 
+  /**
+   * A name the broker resolves to `address` (a process of the test's own, e.g. a collector, listens there in
+   * the upstream namespace): the address is added to that namespace and the name to the broker's hosts file.
+   */
+  host(names: readonly string[], address: string): void {
+    this.namespaces.addAddress('upstream', `${address}/24`);
+    this.sites.push({ names, address });
+  }
+
   /** The upstream address serving `name`. */
   addressOf(name: string): string {
     const site = this.sites.find((s) => s.names.includes(name));

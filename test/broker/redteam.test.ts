@@ -12,6 +12,8 @@
  *   credential header at that route's upstream;
  * - no token, key or credential appears in the response, in any audit line, or in any error body;
  * - a refusal wrote an audit line with its status.
+ * The lab broker traces every request (sampled), its spans leaving through a telemetry route to a stand-in OTLP
+ * receiver: after the corpus, no exported span holds a token, key or credential.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -19,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseBrokerConfig } from '../../toolchain-server/broker/config.ts';
 import { type Broker, buildBroker } from '../../toolchain-server/broker/server.ts';
 import { memorySink } from '../../toolchain-server/kit/audit-sink.ts';
+import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import type { EndpointRecord } from './redteam/endpoint.ts';
 import { CORPUS } from './redteam/index.ts';
 import { type BrokerAddress, type Outcome, runStep } from './redteam/steps.ts';
@@ -243,11 +246,31 @@ describe('broker red team', () => {
   const brokers = {} as Record<BrokerName, Broker>;
   const addresses = {} as Record<BrokerName, BrokerAddress>;
   const sink = memorySink();
+  let receiver: OtlpReceiver;
 
   before(async () => {
     world = await makeWorld();
+    receiver = await startOtlpReceiver();
     for (const name of ['lab', 'strict', 'open'] as const) {
-      const parsed = parseBrokerConfig(world.config(name));
+      const config = world.config(name);
+      const traced =
+        name === 'lab'
+          ? {
+              ...config,
+              routes: [
+                ...(config['routes'] as unknown[]),
+                {
+                  name: 'otlp',
+                  kind: 'telemetry',
+                  upstream: receiver.url,
+                  insecureHttp: true,
+                  inCluster: true,
+                },
+              ],
+              telemetry: { route: 'otlp', sampleRatio: 1, resource: { 'toolyard.agent': 'redteam' } },
+            }
+          : config;
+      const parsed = parseBrokerConfig(traced);
       if (!parsed.ok) throw new Error(`${name} config: ${JSON.stringify(parsed.issues)}`);
       const broker = buildBroker(parsed.config, { log: sink, resolve: world.resolver.resolve });
       await new Promise<void>((resolve) => broker.proxy.listen(0, '127.0.0.1', () => resolve()));
@@ -260,6 +283,7 @@ describe('broker red team', () => {
 
   after(async () => {
     await Promise.all(Object.values(brokers).map((b) => b.close()));
+    await receiver?.close();
     await world?.close();
   });
 
@@ -311,5 +335,14 @@ describe('broker red team', () => {
       assert.ok(open.length > 0 || name === 'strict', `${name}: no open-connections gauge`);
       for (const line of open) assert.match(line, / 0$/, `${name}: ${line}`);
     }
+  });
+
+  it('after every case: the lab broker exported its spans, and none holds a token, key or credential', async () => {
+    await brokers.lab.telemetry.shutdown();
+    await receiver.waitFor((spans) => spans.length >= CORPUS.length, 10_000);
+    // Control: these are the corpus's requests and tunnels, naming their callers.
+    assert.ok(receiver.spans.some((sp) => sp.attributes['toolyard.broker.caller'] === 'claude'));
+    const exported = receiver.requests.map((r) => r.body).join('\n');
+    for (const secret of world.secrets) assert.ok(!exported.includes(secret), 'a secret in an exported span');
   });
 });

@@ -179,11 +179,17 @@ describe('egress by host: the data', () => {
       total + 2 * webInfra,
       'every reach in exactly one row',
     );
-    // An agent's own deployed gateways are Services of that agent: one row for all, each holder with its route.
+    // An agent's own deployed gateways, and the in-cluster collector its telemetry route reaches, are Services
+    // in the cluster: one row for all, each holder with its route.
     const own = rows.find((r) => r.host === IN_CLUSTER)!;
     assert.deepEqual(own.holders.map((h) => `${h.agent}/${h.container} ${h.route?.name}`).sort(), [
       'operator/codex gateway-helm',
       'operator/codex gateway-kubernetes',
+      'reviewer/claude otlp',
+      'reviewer/gemini otlp',
+      'reviewer/openai otlp',
+      'reviewer/toolchain-go-python otlp',
+      'reviewer/toolchain-rust otlp',
     ]);
     assert.ok(!rows.some((r) => r.host.endsWith('.svc')), 'no in-cluster Service as a host of its own');
     // Hosts reached by the same containers the same way share a row: terraform's two hosts, pypi's two.

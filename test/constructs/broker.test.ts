@@ -278,7 +278,13 @@ describe('broker off', () => {
   it('leaves no trace of the broker in any example rendered with broker.enabled: false', () => {
     for (const file of exampleFiles()) {
       // Egress only while fetching needs the broker's per-call proxy (docs/caches.md): off, it goes too.
-      const text = `${readFileSync(join(REPO_ROOT, file), 'utf8').replaceAll(', phase: fetch', '')}  broker: { enabled: false }\n`;
+      // Observability needs the broker: off with it.
+      const text = `${readFileSync(join(REPO_ROOT, file), 'utf8')
+        .replaceAll(', phase: fetch', '')
+        .replace(
+          '  observability:\n    enabled: true',
+          '  observability:\n    enabled: false',
+        )}  broker: { enabled: false }\n`;
       const checked = checkSpecText(text, file);
       assert.ok(checked.ok, file);
       if (!checked.ok) continue;

@@ -108,7 +108,7 @@ describe('ToolchainSidecar', () => {
       allowedHosts: [],
       allowUnauthenticated: false,
     });
-    assert.deepEqual(parsed.config.health, { host: '0.0.0.0', port: 9702 });
+    assert.deepEqual(parsed.config.health, { host: '0.0.0.0', port: 9702, metrics: false });
     assert.deepEqual(parsed.config.workspaceRoots, ['/workspace']);
     assert.deepEqual(parsed.config.tools, { mode: 'exec', presets: ['cargo'], allowedCommands: ['cargo'] });
     assert.equal(parsed.config.env.set['HOME'], '/home/toolyard');

@@ -10,6 +10,7 @@ import { ECOSYSTEMS, isEcosystem, PRESET_ECOSYSTEMS } from '../../constructs/src
 import type { KubeObject } from '../../constructs/src/render.ts';
 import type { NamedEgress, ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { podSpecsOf } from '../support/pod-security.ts';
+import { observabilityOn } from './observability-invariants.ts';
 
 type Json = Record<string, unknown>;
 type Check = (objects: readonly KubeObject[], agent: ToolyardAgent) => string[];
@@ -35,8 +36,9 @@ export function tokensSecret(agent: ToolyardAgent): string {
 export function brokerCallers(agent: ToolyardAgent): string[] {
   return [
     ...agent.spec.backends.map((b) => b.name),
+    // With observability every toolchain exports through the broker's otlp route (docs/observability.md).
     ...(agent.spec.toolchains ?? [])
-      .filter((t) => (t.network?.egress ?? 'none') !== 'none')
+      .filter((t) => observabilityOn(agent) || (t.network?.egress ?? 'none') !== 'none')
       .map((t) => `toolchain-${t.name}`),
   ];
 }
@@ -236,6 +238,8 @@ export const egressByNameMatchesSpec: Check = (objects, agent) => {
         `toolchain-${t.name}`,
         declaredEgress(t.network?.egress, t.tools?.presets ?? [], egressPorts),
       );
+    // A caller for its telemetry alone: the otlp route, no egress.
+    else if (observabilityOn(agent)) expected.set(`toolchain-${t.name}`, { hosts: [], open: [] });
   for (const name of callers.keys())
     if (!expected.has(name)) violations.push(`caller ${name} is not a backend or a toolchain with egress`);
   for (const [name, want] of expected) {

@@ -504,6 +504,17 @@ describe('invariants fail on tampered renderings', () => {
       });
       const found = violations('toolchainPodsAreIsolated', wide).join('\n');
       assert.match(found, /reviewer-toolchain-rust: ingress is not exactly "from the agent pod"/);
+      // The example's observability.metrics.scrapeFrom rule: the scrapers on the metrics port, never the MCP port.
+      const scrapeWide = tamper((o) => {
+        get(o, 'NetworkPolicy', 'reviewer-toolchain-rust')['spec'].ingress[1].ports.push({
+          port: 8702,
+          protocol: 'TCP',
+        });
+      });
+      assert.match(
+        violations('toolchainPodsAreIsolated', scrapeWide).join('\n'),
+        /reviewer-toolchain-rust: the scrape rule is not exactly scrapeFrom on the metrics port/,
+      );
       assert.match(
         found,
         /reviewer-toolchain-go-python: ingress ports .*9701.*, expected only the MCP port 8701/,

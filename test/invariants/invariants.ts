@@ -3,6 +3,7 @@
  * that each one fails on a tampered rendering). See DESIGN.md "Where authority lives" and "Network".
  */
 import { parse as parseToml } from 'smol-toml';
+import { HEALTH_PORT_OFFSET } from '../../constructs/src/defaults.ts';
 import { FORBIDDEN_RESOURCES, FORBIDDEN_VERBS } from '../../constructs/src/rbac-presets.ts';
 import type { KubeObject } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
@@ -17,6 +18,7 @@ import {
   tokensSecret,
 } from './broker-invariants.ts';
 import { CACHE_INVARIANTS } from './cache-invariants.ts';
+import { canonicalJson, scrapePeers } from './observability-invariants.ts';
 
 type Json = Record<string, unknown>;
 type Check = (objects: readonly KubeObject[], agent: ToolyardAgent) => string[];
@@ -738,7 +740,21 @@ export const toolchainPodsAreIsolated: Check = (objects, agent) => {
     const spec = asObject(selecting[0]!['spec']);
     if (JSON.stringify(spec['policyTypes']) !== JSON.stringify(['Ingress', 'Egress']))
       violations.push(`${pod.where}: policyTypes ${JSON.stringify(spec['policyTypes'])}, expected both`);
-    const ingress = asList(spec['ingress']);
+    const allIngress = asList(spec['ingress']);
+    // With observability.metrics.scrapeFrom, a second rule: exactly those scrapers, on the metrics port alone.
+    const scrapers = scrapePeers(agent);
+    const scrapeRule =
+      scrapers.length > 0
+        ? {
+            from: scrapers,
+            ports: [{ port: toolchain.healthPort ?? toolchain.port + HEALTH_PORT_OFFSET, protocol: 'TCP' }],
+          }
+        : undefined;
+    if (scrapeRule && canonicalJson(allIngress[1]) !== canonicalJson(scrapeRule))
+      violations.push(
+        `${pod.where}: the scrape rule is not exactly scrapeFrom on the metrics port: ${JSON.stringify(allIngress.slice(1))}`,
+      );
+    const ingress = scrapeRule ? allIngress.filter((_, i) => i !== 1) : allIngress;
     const peers = asList(ingress[0]?.['from']);
     const peer = asObject(peers[0]);
     const admitted = pods.filter((p) => selects(asObject(peer['podSelector']), labelsOf(p.podMetadata)));

@@ -29,6 +29,7 @@ import { exampleFiles, REPO_ROOT } from '../support/golden.ts';
 import { allowed, allowedOut, egressDestinations, type PodEndpoint } from '../support/network-policy.ts';
 import { podSpecsOf } from '../support/pod-security.ts';
 import { generateSpec } from '../support/spec-generator.ts';
+import { collectorPeer, observabilityOn } from './observability-invariants.ts';
 
 const GENERATED = 200;
 const BASE_SEED = Number(process.env['TOOLYARD_SEED'] ?? 20250101);
@@ -93,7 +94,11 @@ const brokerPeer = (agent: ToolyardAgent) =>
 /** What a toolchain's own pod may reach: exactly its declared posture. */
 function expectedToolchainPod(agent: ToolyardAgent, toolchain: Toolchain): string[] {
   const net = network(agent);
-  if (brokerOn(agent)) return posture(toolchain) === 'none' ? [] : [...net.dns, brokerPeer(agent)].sort();
+  // With observability a toolchain without egress still exports its spans through the broker.
+  if (brokerOn(agent))
+    return posture(toolchain) === 'none' && !observabilityOn(agent)
+      ? []
+      : [...net.dns, brokerPeer(agent)].sort();
   switch (posture(toolchain)) {
     case 'none':
       return [];
@@ -160,6 +165,15 @@ function expectedBrokerPod(agent: ToolyardAgent): string[] {
   for (const g of agent.spec.gateways ?? [])
     if ('image' in g && g.auth)
       out.add(`${inNamespace(namespaceOf(agent), selectorText(agent, `gateway-${g.name}`))} ${g.port}/TCP`);
+  // An in-cluster collector: its pods, on the URL's port.
+  const collector = collectorPeer(agent);
+  if (collector) {
+    const labels = Object.entries(collector.labels)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+    out.add(`${inNamespace(collector.namespace, labels)} ${collector.port}/TCP`);
+  }
   return [...out].sort();
 }
 
@@ -324,7 +338,7 @@ describe('per-pod proof: concrete connections', () => {
             for (const port of [443, 6443, 53, 22])
               assert.ok(!allowedOut(c.objects, self, { ip }, port), `${where}: ${ip}:${port}`);
           const broker = pods.find((p) => p.component === 'broker')!.endpoint;
-          const hasEgress = posture(toolchain) !== 'none';
+          const hasEgress = posture(toolchain) !== 'none' || observabilityOn(c.agent);
           assert.equal(allowed(c.objects, self, dnsPod, 53, 'UDP'), hasEgress, `${where}: DNS`);
           assert.equal(
             allowed(c.objects, self, broker, c.agent.spec.broker?.port ?? 8480),

@@ -2,7 +2,8 @@
  * The red team: every attack of the corpus (redteam/corpus.ts), run over MCP HTTP against the real server
  * process with real binaries, a canary secret in the server's environment and the bearer token in a file
  * outside the roots. Each case must be refused with its rule, or run with no effect: no mark left by its
- * payload, no canary or token in anything returned, nothing new outside the roots.
+ * payload, no canary or token in anything returned, nothing new outside the roots. Tracing is on, every call
+ * sampled, exporting to a stand-in OTLP receiver: no exported span holds the canary, the token or an argument.
  *
  * Controls show the payloads are live (they bite when run without the server), and a last block pins down
  * what only the container bounds, as docs/toolchain-server.md says. Everything runs as the pods' uid (65532) when
@@ -23,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cachedPypiTool } from '../../release/src/pypi-tools.ts';
+import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { asPodUser, chownForPod } from '../support/pod-user.ts';
 import { connectClient } from './helpers.ts';
 
@@ -55,8 +57,10 @@ describe('red-team corpus against the real server', () => {
   let server: ServerProcess;
   let client: Client;
   let outsideBefore: string[];
+  let receiver: OtlpReceiver;
 
   before(async () => {
+    receiver = await startOtlpReceiver();
     pg = makePlayground();
     chownForPod(pg.base);
     outsideBefore = listing(pg.outside);
@@ -78,6 +82,7 @@ describe('red-team corpus against the real server', () => {
         env: { passthrough: ['PATH', 'LANG'], set: { HOME: pg.home } },
         limits: { defaultTimeoutSeconds: 30, maxTimeoutSeconds: 60 },
         auth: { bearerTokenFile: pg.tokenFile },
+        telemetry: { endpoint: receiver.url, sampleRatio: 1, resource: { 'toolyard.agent': 'redteam' } },
       },
     });
     client = await connectClient(server.url, { authorization: `Bearer ${pg.token}` });
@@ -87,6 +92,7 @@ describe('red-team corpus against the real server', () => {
     await client?.close();
     server?.child.kill('SIGTERM');
     await server?.exited;
+    await receiver?.close();
     pg?.cleanup();
   });
 
@@ -148,6 +154,17 @@ describe('red-team corpus against the real server', () => {
     assert.deepEqual(listing(pg.outside), outsideBefore);
     const audit = JSON.stringify(server.lines);
     assert.ok(!audit.includes(pg.canary) && !audit.includes(pg.token));
+  });
+
+  it('exported a span per call, and no span holds the canary, the token or an argument', async () => {
+    const calls = (n: readonly { name: string }[]) =>
+      n.filter((s) => s.name === 'tools/call exec_allowed').length;
+    await receiver.waitFor((spans) => calls(spans) >= CORPUS.length, 15_000);
+    const exported = receiver.requests.map((r) => r.body).join('\n');
+    // Control: the arguments did hold the outside directory (the cases name it); no span does.
+    assert.ok(CORPUS.some((a) => a.argv.some((arg) => arg.includes('@OUT@'))));
+    for (const secret of [pg.canary, pg.token, pg.outside])
+      assert.ok(!exported.includes(secret), `an exported span holds ${secret.slice(0, 24)}`);
   });
 });
 

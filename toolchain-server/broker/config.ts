@@ -14,6 +14,7 @@
  * Kept free of Node APIs so the renderer can bundle it for the browser.
  */
 import { z } from 'zod';
+import { resourceAttributesSchema, sampleRatioSchema } from '../kit/telemetry-config.ts';
 import { BROKER_PATHS, BROKER_PORTS, DEFAULT_DENIED_CIDRS, DEFAULT_HTTP_PORTS } from './constants.ts';
 
 export { BROKER_PATHS, BROKER_PORTS, DEFAULT_DENIED_CIDRS, DEFAULT_HTTP_PORTS };
@@ -52,7 +53,11 @@ export const credentialSchema = z
   })
   .strict();
 
-export const ROUTE_KINDS = ['model', 'gateway'] as const;
+/**
+ * `model`: a model provider. `gateway`: an MCP gateway. `telemetry`: an OTLP/HTTP endpoint every emitter of the
+ * agent exports to (docs/observability.md); its requests are audited and counted but never traced themselves.
+ */
+export const ROUTE_KINDS = ['model', 'gateway', 'telemetry'] as const;
 
 export const routeSchema = z
   .object({
@@ -75,6 +80,19 @@ export const routeSchema = z
      * address is in deniedCidrs.
      */
     inCluster: z.boolean().default(false),
+    /**
+     * USD per million tokens of the route's model, for `toolyard_broker_cost_usd_total` (an estimate from the
+     * provider-reported usage). Absent: no cost is counted for the route.
+     */
+    pricing: z
+      .object({
+        input: z.number().min(0),
+        output: z.number().min(0),
+        cacheRead: z.number().min(0).optional(),
+        cacheWrite: z.number().min(0).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -139,6 +157,22 @@ export const brokerConfigSchema = z
     httpPorts: z.array(port).default([...DEFAULT_HTTP_PORTS]),
     /** Extra CA certificates (PEM file) trusted for upstream TLS, besides Node's bundled roots. */
     extraCaFile: absolutePath.optional(),
+    /**
+     * The broker's own spans (docs/observability.md): one per authenticated route request and tunnel, sent as
+     * OTLP/HTTP JSON through `route` (a `telemetry` route: its upstream and credential). Absent: no spans; a
+     * caller's `traceparent` is still forwarded upstream.
+     */
+    telemetry: z
+      .object({ route: dnsLabel, sampleRatio: sampleRatioSchema, resource: resourceAttributesSchema })
+      .strict()
+      .optional(),
+    /** Labels on every sample of `/metrics` (`agent`): what a dashboard groups by, whatever the scrape adds. */
+    metricsLabels: z
+      .record(
+        z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name'),
+        z.string().max(128),
+      )
+      .default({}),
     limits: limitsSchema.default({
       maxHeaderBytes: 32 * 1024,
       headersTimeoutMs: 10_000,
@@ -173,6 +207,20 @@ export const brokerConfigSchema = z
           message: 'must be an origin with an optional path: no query, fragment or user info',
         });
     });
+    if (config.telemetry) {
+      const route = config.routes.find((r) => r.name === config.telemetry!.route);
+      if (route?.kind !== 'telemetry')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['telemetry', 'route'],
+          message: `must name a route of kind telemetry; this config has ${
+            config.routes
+              .filter((r) => r.kind === 'telemetry')
+              .map((r) => r.name)
+              .join(', ') || 'none'
+          }`,
+        });
+    }
     config.deniedCidrs.forEach((text, i) => {
       if (!parseCidr(text))
         ctx.addIssue({

@@ -7,6 +7,7 @@ import type { Agent as HttpsAgent } from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
 import type { LogSink } from '../kit/audit-sink.ts';
 import type { TokenSet } from '../kit/token-file.ts';
+import { nowMs, type Span, type Tracer } from '../kit/tracing.ts';
 import type { Cidr, Resolver } from './addresses.ts';
 import { type BrokerAuditRecord, writeBrokerAudit } from './audit.ts';
 import type { BrokerCaller, BrokerConfig, BrokerRoute } from './config.ts';
@@ -40,6 +41,8 @@ export interface BrokerContext {
   /** Client sockets of CONNECT requests (Node no longer tracks them once they are handed over). */
   readonly tunnels: Set<Socket>;
   readonly now: () => number;
+  /** Spans of route requests and tunnels (docs/observability.md); `Tracer.off` without `telemetry`. */
+  readonly tracer: Tracer;
 }
 
 export type Outcome = {
@@ -65,9 +68,23 @@ export function release(ctx: BrokerContext, caller: string, kind: 'route' | 'con
   ctx.metrics.open.add({ caller, kind }, -1);
 }
 
-/** Writes the audit line and records the metrics of a request or tunnel that started at `started`. */
-export function finish(ctx: BrokerContext, started: number, outcome: Outcome): void {
+/**
+ * Writes the audit line and records the metrics of a request or tunnel that started at `started`, and ends its
+ * span: a route request's (started when the caller was known, so its context could go upstream), or for a
+ * tunnel of a known caller one made now, back-dated to `started`.
+ */
+export function finish(ctx: BrokerContext, started: number, outcome: Outcome, span?: Span): void {
   const durationMs = Math.max(0, ctx.now() - started);
+  const traced =
+    span ??
+    (outcome.kind === 'connect' && outcome.caller !== null
+      ? ctx.tracer.start(`CONNECT ${outcome.target ?? ''}`, {
+          kind: 'server',
+          class: 'external-authority',
+          startMs: nowMs() - durationMs,
+        })
+      : undefined);
+  if (traced?.recording) endBrokerSpan(traced, ctx.config.agent, outcome);
   writeBrokerAudit(ctx.log, {
     event: 'broker-audit',
     time: new Date().toISOString(),
@@ -86,4 +103,51 @@ export function finish(ctx: BrokerContext, started: number, outcome: Outcome): v
     seconds: durationMs / 1000,
     usage: outcome.usage,
   });
+}
+
+/** What a broker span says: the audit line's fields that name no secret (never a path, query or header). */
+function endBrokerSpan(span: Span, agent: string, o: Outcome): void {
+  const [host, port] = hostAndPort(o.target);
+  span
+    .set('toolyard.component', 'broker')
+    .set('toolyard.agent', agent)
+    .set('toolyard.broker.caller', o.caller)
+    .set('toolyard.broker.kind', o.kind)
+    .set('toolyard.broker.route', o.route)
+    .set('toolyard.broker.rule', o.rule)
+    .set('toolyard.broker.address', o.address)
+    .set('server.address', host)
+    .set('server.port', port)
+    .set('http.request.method', o.method)
+    .set('http.response.status_code', o.status || undefined)
+    .set('toolyard.decision', o.decision)
+    .set('toolyard.code', o.code)
+    .set('toolyard.bytes_in', o.bytesIn)
+    .set('toolyard.bytes_out', o.bytesOut)
+    .set('gen_ai.usage.input_tokens', o.usage?.inputTokens)
+    .set('gen_ai.usage.output_tokens', o.usage?.outputTokens)
+    .set('gen_ai.usage.cache_read_input_tokens', o.usage?.cacheReadTokens)
+    .set('gen_ai.usage.cache_creation_input_tokens', o.usage?.cacheWriteTokens);
+  if (o.decision !== 'allowed' || o.status >= 500) {
+    const type = o.code ?? `http-${o.status}`;
+    span.set('error.type', type).fail(type);
+  }
+  span.end();
+}
+
+/** `https://host:port` or `host:port` as [host, port]; the port as a number when there is one. */
+function hostAndPort(target: string | null): [string | undefined, number | undefined] {
+  if (!target) return [undefined, undefined];
+  let text = target;
+  let defaultPort: number | undefined;
+  if (URL.canParse(target) && /^https?:/.test(target)) {
+    const url = new URL(target);
+    return [url.hostname, Number(url.port || (url.protocol === 'https:' ? 443 : 80))];
+  }
+  const match = /^(.*):(\d+)$/.exec(text);
+  if (match) {
+    text = match[1] as string;
+    defaultPort = Number(match[2]);
+  }
+  return [text, defaultPort];
 }

@@ -33,7 +33,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   const log = stdoutSink;
   let broker: ReturnType<typeof buildBroker>;
   try {
-    broker = buildBroker(config, { log });
+    broker = buildBroker(config, { log, version: SERVER_VERSION });
   } catch (error) {
     fail((error as Error).message);
   }

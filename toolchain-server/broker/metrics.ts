@@ -2,7 +2,7 @@
  * The broker's Prometheus metrics, per caller and per route or egress rule. Labels are bounded: `target` is
  * a route name or the egress rule that allowed a tunnel (never the host a refused request asked for).
  */
-import { CounterMap, GaugeMap, HistogramMap, Registry } from '../kit/metrics.ts';
+import { CounterMap, GaugeMap, HistogramMap, type Labels, Registry } from '../kit/metrics.ts';
 import type { TokenUsage } from './usage.ts';
 
 /** Every metric: its type, labels and meaning. docs/broker.md lists exactly these; a test compares them. */
@@ -32,9 +32,22 @@ export const BROKER_METRICS = {
     labels: ['caller', 'route', 'type'],
     help: 'Provider-reported tokens by caller, route and type (input, output, cache_read, cache_write).',
   },
+  toolyard_broker_cost_usd_total: {
+    type: 'counter',
+    labels: ['caller', 'route'],
+    help: "Estimated model cost in USD by caller and route: provider-reported tokens times the route's pricing.",
+  },
 } as const;
 
 type MetricName = keyof typeof BROKER_METRICS;
+
+/** USD per million tokens (`routes[].pricing`); cache reads and writes at the input price unless given. */
+export interface RoutePricing {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead?: number | undefined;
+  readonly cacheWrite?: number | undefined;
+}
 const help = (name: MetricName) => BROKER_METRICS[name].help;
 
 export class BrokerMetrics {
@@ -57,6 +70,16 @@ export class BrokerMetrics {
   readonly tokens = this.registry.register(
     new CounterMap('toolyard_broker_tokens_total', help('toolyard_broker_tokens_total')),
   );
+  readonly cost = this.registry.register(
+    new CounterMap('toolyard_broker_cost_usd_total', help('toolyard_broker_cost_usd_total')),
+  );
+  /** Route name → USD per million tokens (`routes[].pricing`). */
+  private readonly pricing = new Map<string, RoutePricing>();
+
+  constructor(pricing: ReadonlyMap<string, RoutePricing> = new Map(), constLabels: Labels = {}) {
+    for (const [route, p] of pricing) this.pricing.set(route, p);
+    this.registry.setConstLabels(constLabels);
+  }
 
   record(entry: {
     caller: string | null;
@@ -83,6 +106,16 @@ export class BrokerMetrics {
       if (usage.outputTokens) this.tokens.inc({ ...route, type: 'output' }, usage.outputTokens);
       if (usage.cacheReadTokens) this.tokens.inc({ ...route, type: 'cache_read' }, usage.cacheReadTokens);
       if (usage.cacheWriteTokens) this.tokens.inc({ ...route, type: 'cache_write' }, usage.cacheWriteTokens);
+      const price = this.pricing.get(target);
+      if (price) {
+        const usd =
+          ((usage.inputTokens ?? 0) * price.input +
+            (usage.outputTokens ?? 0) * price.output +
+            (usage.cacheReadTokens ?? 0) * (price.cacheRead ?? price.input) +
+            (usage.cacheWriteTokens ?? 0) * (price.cacheWrite ?? price.input)) /
+          1e6;
+        if (usd > 0) this.cost.inc(route, usd);
+      }
     }
   }
 

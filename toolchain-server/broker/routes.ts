@@ -5,6 +5,8 @@
  * token usage is read from the chunks as they pass.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseTraceparent } from '../kit/trace-context.ts';
+import type { Span } from '../kit/tracing.ts';
 import { acquire, type BrokerContext, finish, type Outcome, release } from './context.ts';
 import { BrokerError } from './errors.ts';
 import { forwardedHeaders, presentedTokens, responseHeaders, splitKeyParam } from './headers.ts';
@@ -58,17 +60,24 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
     bytesOut: 0,
     usage: null,
   };
+  // The request's span, from the moment the caller and its route are known (never for a telemetry route).
+  let span: Span | undefined;
   const refuse = (error: BrokerError) => {
     sendError(response, error);
     request.resume();
-    finish(ctx, started, {
-      ...outcome,
-      decision: error.status === 401 || error.status === 403 || error.status === 429 ? 'denied' : 'error',
-      code: error.code,
-      reason: error.message,
-      status: error.status,
-      bytesIn,
-    });
+    finish(
+      ctx,
+      started,
+      {
+        ...outcome,
+        decision: error.status === 401 || error.status === 403 || error.status === 429 ? 'denied' : 'error',
+        code: error.code,
+        reason: error.message,
+        status: error.status,
+        bytesIn,
+      },
+      span,
+    );
   };
 
   let route: string;
@@ -123,6 +132,16 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
     return;
   }
   outcome.route = route;
+  // The caller's context (its CLI propagates one on model requests) continues through the broker upstream.
+  const parent = parseTraceparent(request.headers.traceparent, request.headers.tracestate);
+  if (routeConfig.kind !== 'telemetry')
+    span = ctx.tracer
+      .start(`${request.method ?? 'GET'} ${route}`, {
+        kind: 'server',
+        parent,
+        class: routeConfig.kind === 'model' ? 'model' : 'external-authority',
+      })
+      .set('gen_ai.operation.name', routeConfig.kind === 'model' ? 'chat' : undefined);
   const callerConfig = ctx.callers.get(caller)!;
   if (!callerConfig.routes.includes(route)) {
     refuse(
@@ -157,6 +176,10 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
   outcome.decision = 'allowed';
 
   const headers = forwardedHeaders(request.headers);
+  if (span && (span.recording || parent)) {
+    headers.traceparent = span.traceparent();
+    if (span.context.tracestate) headers.tracestate = span.context.tracestate;
+  }
   const credential = ctx.credentials.get(route);
   if (routeConfig.credential && credential !== undefined) headers[routeConfig.credential.header] = credential;
 
@@ -176,11 +199,11 @@ export function handleRoute(ctx: BrokerContext, request: IncomingMessage, respon
     release(ctx, caller, 'route');
     clearTimeout(connectTimer);
     const record = { ...outcome, bytesIn, bytesOut, ...extra };
-    if (!usage) finish(ctx, started, record);
+    if (!usage) finish(ctx, started, record, span);
     else
       void usage.finish().then(
-        (u) => finish(ctx, started, { ...record, usage: u }),
-        () => finish(ctx, started, record),
+        (u) => finish(ctx, started, { ...record, usage: u }, span),
+        () => finish(ctx, started, record, span),
       );
   };
   const fail = (error: BrokerError) => {

@@ -31,8 +31,10 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import { type LogSink, stdoutSink } from '../kit/audit-sink.ts';
 import { allowedHostnames } from '../kit/host.ts';
 import { EXPOSITION_CONTENT_TYPE } from '../kit/metrics.ts';
+import { startTelemetry, type Telemetry } from '../kit/telemetry.ts';
 import { guardSilentConnections, HTTP_TIMEOUTS, serverOptions } from '../kit/timeouts.ts';
 import { TokenSet } from '../kit/token-file.ts';
+import { Tracer } from '../kit/tracing.ts';
 import { parseCidrs } from './addresses.ts';
 import type { BrokerConfig } from './config.ts';
 import { handleConnect } from './connect.ts';
@@ -42,6 +44,7 @@ import { BrokerMetrics } from './metrics.ts';
 import { systemResolver } from './resolver.ts';
 import { handleRoute, sendError } from './routes.ts';
 import { applySecrets, type BrokerSecrets, readSecrets } from './secrets.ts';
+import { telemetryTransport } from './telemetry-export.ts';
 import { routeUpstream, upstreamLookup } from './upstream.ts';
 import { UpstreamSessions } from './upstream-call.ts';
 
@@ -54,12 +57,16 @@ export interface BuildBrokerOptions {
   readonly secrets?: BrokerSecrets;
   /** Milliseconds clock, for durations. Default: performance.now. */
   readonly now?: () => number;
+  /** The broker's version, in its spans' resource. */
+  readonly version?: string;
 }
 
 export interface Broker {
   readonly proxy: Server;
   readonly health: Server;
   readonly metrics: BrokerMetrics;
+  /** Its spans' tracer and exporter (`telemetry`); `close` sends what is queued. */
+  readonly telemetry: Telemetry;
   /** Reads the caller tokens and route keys again (SIGHUP); throws, changing nothing, when a file is bad. */
   reloadSecrets(): void;
   /**
@@ -105,7 +112,10 @@ export function buildBroker(config: BrokerConfig, options: BuildBrokerOptions = 
   const ctx: BrokerContext = {
     config,
     log: options.log ?? stdoutSink,
-    metrics: new BrokerMetrics(),
+    metrics: new BrokerMetrics(
+      new Map(config.routes.flatMap((r) => (r.pricing ? [[r.name, r.pricing] as const] : []))),
+      config.metricsLabels,
+    ),
     resolve,
     deniedCidrs,
     hostnames: allowedHostnames(config.listen.host, config.listen.allowedHosts),
@@ -129,8 +139,17 @@ export function buildBroker(config: BrokerConfig, options: BuildBrokerOptions = 
     open: new Map(),
     tunnels: new Set(),
     now: options.now ?? (() => performance.now()),
+    tracer: Tracer.off,
   };
   applySecrets(ctx, options.secrets ?? readSecrets(config));
+  // Its own spans leave through its telemetry route: that route's upstream, vetted lookup and credential.
+  const telemetry = startTelemetry(config.telemetry, {
+    serviceName: 'toolyard-broker',
+    version: options.version ?? '0.0.0',
+    resource: { 'toolyard.agent': config.agent },
+    transport: config.telemetry ? telemetryTransport(ctx, config.telemetry.route) : undefined,
+  });
+  (ctx as { tracer: Tracer }).tracer = telemetry.tracer;
 
   const timeouts = {
     ...HTTP_TIMEOUTS,
@@ -262,6 +281,7 @@ export function buildBroker(config: BrokerConfig, options: BuildBrokerOptions = 
     proxy.closeAllConnections();
     health.closeAllConnections();
     await closed;
+    await Promise.race([telemetry.shutdown(), new Promise((r) => setTimeout(r, 2000).unref())]);
     ctx.httpsAgent.destroy();
     ctx.httpAgent.destroy();
     ctx.sessions.destroy();
@@ -270,6 +290,7 @@ export function buildBroker(config: BrokerConfig, options: BuildBrokerOptions = 
     proxy,
     health,
     metrics: ctx.metrics,
+    telemetry,
     reloadSecrets: () => applySecrets(ctx, readSecrets(config)),
     close,
   };

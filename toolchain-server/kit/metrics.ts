@@ -183,18 +183,42 @@ export class HistogramMap implements Metric {
   }
 }
 
-/** Metrics rendered together, in registration order. */
+/**
+ * Metrics rendered together, in registration order. `constLabels` (the agent, the toolchain: whoever scrapes,
+ * through whatever discovery) are put on every sample, first.
+ */
 export class Registry {
   private readonly metrics: Metric[] = [];
+  private prefix = '';
 
   register<M extends Metric>(metric: M): M {
     this.metrics.push(metric);
     return metric;
   }
 
+  /** Labels on every sample, e.g. `{ agent: 'reviewer', toolchain: 'rust' }`. */
+  setConstLabels(labels: Labels): void {
+    this.prefix = Object.entries(labels)
+      .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
+      .join(',');
+  }
+
   render(): string {
     const out: string[] = [];
     for (const metric of this.metrics) metric.render(out);
+    if (this.prefix) {
+      const prefix = this.prefix;
+      for (let i = 0; i < out.length; i++) {
+        const line = out[i] as string;
+        if (line.startsWith('#')) continue;
+        const brace = line.indexOf('{');
+        const space = line.indexOf(' ');
+        out[i] =
+          brace >= 0 && brace < space
+            ? `${line.slice(0, brace + 1)}${prefix},${line.slice(brace + 1)}`
+            : `${line.slice(0, space)}{${prefix}}${line.slice(space)}`;
+      }
+    }
     return `${out.join('\n')}\n`;
   }
 }

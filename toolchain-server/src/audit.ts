@@ -30,6 +30,8 @@ export const AUDIT_FIELDS = {
   egress:
     'True when the call got the broker proxy (`egressProxy`; under `phase: fetch` only fetch tools get it), else false.',
   run: 'The code-mode run (`run_code`, docs/code-mode.md) the call is or was made by, or null.',
+  trace:
+    "The W3C trace id of the call's span (docs/observability.md): the caller's trace when the request carried one, a new one when tracing is on, else null.",
 } as const;
 
 /** The `confinement` field of an audit line. */

@@ -5,6 +5,7 @@
  * Kept free of Node APIs so the renderer can bundle it for the browser.
  */
 import { z } from 'zod';
+import { telemetrySchema } from '../kit/telemetry-config.ts';
 import { DEFAULT_PASSTHROUGH, neverCallerEnvReason } from './policy/env-names.ts';
 
 /** Presets of structured tools, each a typed wrapper around one toolchain's binaries. */
@@ -80,6 +81,11 @@ export const healthListenSchema = z
   .object({
     host: z.string().min(1).default('0.0.0.0'),
     port: port,
+    /**
+     * Also serve `/metrics` here, for Prometheus to scrape (the MCP listener's `/metrics` is on loopback behind
+     * the bearer token). The metrics name tools, outcomes and rules, never an argument or a token.
+     */
+    metrics: z.boolean().default(false),
   })
   .strict();
 
@@ -329,6 +335,22 @@ export const toolchainServerConfigSchema = z
     codeMode: codeModeSchema,
     /** A sandbox's server, bound to a session by the sandbox manager (docs/sandboxes.md). */
     sandbox: sandboxSchema,
+    /**
+     * Traces (docs/observability.md): a span per tool call, a child span per process, each proxied code-mode call
+     * a client span; sent as OTLP/HTTP JSON to `telemetry.endpoint`. Absent: no spans (trace context from a
+     * request still reaches the command as `TRACEPARENT`).
+     */
+    telemetry: telemetrySchema,
+    /**
+     * Labels on every sample of `/metrics` (`agent`, `toolchain`): what a dashboard groups by, whatever the
+     * scrape discovery adds. Names and values only, never anything a call sent.
+     */
+    metricsLabels: z
+      .record(
+        z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name'),
+        z.string().max(128),
+      )
+      .default({}),
   })
   .strict()
   .superRefine((c, ctx) => {

@@ -23,6 +23,7 @@ import { createModernHandler, isModernRequest, serveModern } from './modern.ts';
 import { SandboxBinding } from './sandbox-binding.ts';
 import { type Session, SessionRegistry } from './sessions.ts';
 import { Toolchain, type ToolchainOptions } from './toolchain.ts';
+import { carryHeaderTraceContext } from './trace-headers.ts';
 import { SessionTransport } from './transport.ts';
 
 export interface BuildServerOptions {
@@ -181,11 +182,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   });
 
   registerHealthRoutes(app, toolchain);
-
-  app.get('/metrics', async (_request, reply) => {
-    reply.header('content-type', EXPOSITION_CONTENT_TYPE);
-    return toolchain.metrics.render();
-  });
+  registerMetricsRoute(app, toolchain);
 
   app.post('/mcp', async (request, reply) => {
     if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json'))
@@ -204,6 +201,7 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
         'Not Acceptable: Accept must list application/json and text/event-stream',
       );
     const body = request.body;
+    carryHeaderTraceContext(body, request.headers);
     if (isModernRequest(request.headers, body)) {
       reply.hijack();
       await serveModern(modern, request.headers, request.url, body, reply.raw);
@@ -295,6 +293,13 @@ const NO_ROUTE_SCHEMAS = {
   },
 };
 
+function registerMetricsRoute(app: FastifyInstance, toolchain: Toolchain): void {
+  app.get('/metrics', async (_request, reply) => {
+    reply.header('content-type', EXPOSITION_CONTENT_TYPE);
+    return toolchain.metrics.render();
+  });
+}
+
 function registerHealthRoutes(app: FastifyInstance, toolchain: Toolchain): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
@@ -306,11 +311,12 @@ function registerHealthRoutes(app: FastifyInstance, toolchain: Toolchain): void 
 }
 
 /**
- * The probe-only listener: kubelet cannot reach 127.0.0.1 inside the pod, so `health` gets its own app that
- * serves `/healthz` and `/readyz` and nothing else (no MCP, no metrics).
+ * The probe listener: kubelet cannot reach 127.0.0.1 inside the pod, so `health` gets its own app that serves
+ * `/healthz` and `/readyz` — and `/metrics` with `health.metrics`, for Prometheus — and never MCP.
  */
 export function buildHealthServer(toolchain: Toolchain): FastifyInstance {
   const app = Fastify({ logger: false, schemaController: NO_ROUTE_SCHEMAS, return503OnClosing: false });
   registerHealthRoutes(app, toolchain);
+  if (toolchain.config.health?.metrics) registerMetricsRoute(app, toolchain);
   return app;
 }

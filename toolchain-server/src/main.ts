@@ -6,6 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stdoutSink } from '../kit/audit-sink.ts';
 import { fail as failWith, loadConfigFile, type Program, parseServerArgs } from '../kit/command-line.ts';
+import { startTelemetry } from '../kit/telemetry.ts';
 import { parseToolchainServerConfig } from './config.ts';
 import { serverProcessEnvironment } from './policy/env.ts';
 import { proxyAddressForCalls } from './policy/proxy-env.ts';
@@ -57,7 +58,14 @@ export async function main(argv: readonly string[]): Promise<void> {
   const { reclaimIdleMemory } = await import('./reclaim.ts');
   const log = stdoutSink;
   let app: Awaited<ReturnType<typeof buildServer>>;
+  let telemetry: ReturnType<typeof startTelemetry>;
   try {
+    // Spans go to telemetry.endpoint (docs/observability.md); the token is read from its file, after the re-exec.
+    telemetry = startTelemetry(config.telemetry, {
+      serviceName: 'toolyard-toolchain-server',
+      version: SERVER_VERSION,
+      resource: { 'toolyard.toolchain': config.name },
+    });
     // No child may read the config file or the bundle (the server's code, Node and the helper).
     const ownFiles = [resolve(args.config), dirname(fileURLToPath(import.meta.url))];
     const proxyAddress =
@@ -66,7 +74,11 @@ export async function main(argv: readonly string[]): Promise<void> {
             process.stderr.write(`toolyard-toolchain-server: ${message}\n`),
           )
         : undefined;
-    app = buildServer({ config, log, toolchainOptions: { ownFiles, proxyAddress } });
+    app = buildServer({
+      config,
+      log,
+      toolchainOptions: { ownFiles, proxyAddress, tracer: telemetry.tracer },
+    });
   } catch (error) {
     fail((error as Error).message);
   }
@@ -120,6 +132,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     const { killed } = await toolchain.drain(graceSeconds * 1000);
     await app.close();
     await health?.close();
+    await Promise.race([telemetry.shutdown(), new Promise((r) => setTimeout(r, 2000).unref())]);
     log({ event: 'stopped', killedProcessGroups: killed });
     process.exit(0);
   };

@@ -13,6 +13,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { LogSink } from '../kit/audit-sink.ts';
+import { contextFromRequest } from '../kit/trace-context.ts';
 import { type Toolchain, UnknownToolError } from './toolchain.ts';
 import { SERVER_VERSION } from './version.ts';
 
@@ -56,6 +57,8 @@ export function createMcpServer(toolchain: Toolchain, log: LogSink): Server {
         signal: ctx.mcpReq.signal,
         sessionId: ctx.sessionId,
         sendProgress,
+        // http.ts copies an HTTP traceparent header into _meta when the request has none there.
+        trace: contextFromRequest(request.params._meta),
       });
     } catch (error) {
       // ProtocolError carries the bare message; the client adds its own "MCP error <code>:" prefix once.

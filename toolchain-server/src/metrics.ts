@@ -14,7 +14,7 @@ interface MetricGauges {
 export type CallOutcome = 'ok' | 'nonzero' | 'denied' | 'error' | 'timeout' | 'cancelled' | 'busy';
 
 export class Metrics {
-  private readonly registry = new Registry();
+  readonly registry = new Registry();
   private readonly calls = this.registry.register(
     new CounterMap('toolyard_tool_calls_total', 'Tool calls by tool and outcome.'),
   );

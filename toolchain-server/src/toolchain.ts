@@ -10,6 +10,8 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { type LogSink, stdoutSink } from '../kit/audit-sink.ts';
 import { readTokenFile } from '../kit/token-file.ts';
+import type { TraceContext } from '../kit/trace-context.ts';
+import { type Span, Tracer } from '../kit/tracing.ts';
 import { type AuditRecord, hashSession } from './audit.ts';
 import {
   CodeMode,
@@ -53,6 +55,7 @@ import { CommandTable } from './policy/commands.ts';
 import { WorkspaceRoots } from './policy/cwd.ts';
 import { applyCallerEnv, buildBaseEnv } from './policy/env.ts';
 import { egressProxyEnv, proxyUrl } from './policy/proxy-env.ts';
+import { RoutingReasons } from './routing-reason.ts';
 import { ProcessGroups, type RunRequest, type RunResult, runCommand } from './runner.ts';
 import { tailWithinSentBytes } from './sent-size.ts';
 import { describeOutputSchema, describeToolchainInput, type ToolchainDescription } from './tools/describe.ts';
@@ -84,6 +87,8 @@ export interface ToolchainOptions {
   readonly ownFiles?: readonly string[];
   /** Extra flags for the confinement helper; test-only (`--simulate-no-landlock`, docs/confinement.md). */
   readonly confinementFlags?: readonly string[];
+  /** Where spans go (docs/observability.md). Default: `Tracer.off`, which records nothing. */
+  readonly tracer?: Tracer;
   /** The egress proxy's address for calls that cannot resolve its name (`proxyAddressForCalls`). */
   readonly proxyAddress?: string | undefined;
 }
@@ -109,6 +114,8 @@ export interface CallContext {
   readonly sendProgress?: ((progress: number, message: string) => void) | undefined;
   /** The code-mode run that makes this call (a program calling this toolchain's own tools). */
   readonly run?: string | undefined;
+  /** The caller's trace context (`params._meta.traceparent` or the HTTP header), when it sent one. */
+  readonly trace?: TraceContext | undefined;
 }
 
 /** Thrown for a tool name that does not exist: a protocol fault, not a tool failure. */
@@ -173,6 +180,10 @@ export class Toolchain {
   private readonly offlineEnv: Readonly<Record<string, string>>;
   private readonly callerAllowed: readonly string[];
   private readonly log: LogSink;
+  readonly tracer: Tracer;
+  private readonly routing: RoutingReasons;
+  /** Each call's span, by its audit record: ended with the audit line (finishAudit). */
+  private readonly spans = new WeakMap<AuditRecord, Span>();
   private readonly killGraceMs: number;
   private readonly progressIntervalMs: number;
   private sessionsGauge: () => number = () => 0;
@@ -185,6 +196,8 @@ export class Toolchain {
     const env = opts.env ?? process.env;
     this.config = config;
     this.log = opts.log ?? stdoutSink;
+    this.tracer = opts.tracer ?? Tracer.off;
+    this.routing = new RoutingReasons(config);
     this.killGraceMs = opts.killGraceMs ?? 2000;
     this.progressIntervalMs = opts.progressIntervalMs ?? 1000;
     this.roots = new WorkspaceRoots(config.workspaceRoots);
@@ -204,6 +217,7 @@ export class Toolchain {
       confinementAbi: () => this.confinement.abi,
       confinementWall: () => this.confinement.wall,
     });
+    this.metrics.registry.setConstLabels(config.metricsLabels);
     this.baseEnv = buildBaseEnv(config.env, env);
     this.proxiedEnv = this.baseEnv;
     this.offlineEnv = config.offlineEnv;
@@ -375,13 +389,13 @@ export class Toolchain {
               description: t.description,
               inputSchema: t.inputSchema,
             })),
-        callTool: async (tool, args, signal, run) => {
+        callTool: async (tool, args, signal, run, trace) => {
           if (tool === 'run_code' || !this.tools.has(tool))
             throw new CodeCallError(
               'TOOLYARD_CODE_MODE_UNKNOWN_TOOL',
               `${this.config.name} has no tool ${JSON.stringify(tool)} a program may call`,
             );
-          return this.callTool(tool, args, { signal, run });
+          return this.callTool(tool, args, { signal, run, trace });
         },
       },
     );
@@ -474,7 +488,21 @@ export class Toolchain {
       },
       egress: false,
       run: ctx.run ?? null,
+      trace: null,
     };
+    const span = this.tracer.start(`tools/call ${name}`, {
+      kind: 'server',
+      parent: ctx.trace,
+      class: 'local-execution',
+    });
+    if (span.recording || ctx.trace) audit.trace = span.context.traceId;
+    span
+      .set('toolyard.component', 'toolchain-server')
+      .set('toolyard.toolchain', this.config.name)
+      .set('mcp.method.name', 'tools/call')
+      .set('gen_ai.operation.name', 'execute_tool')
+      .set('gen_ai.tool.name', name);
+    this.spans.set(audit, span);
     this.inFlight++;
     try {
       if (this.draining) throw new ToolError('TOOLYARD_SHUTTING_DOWN', 'the server is shutting down.');
@@ -497,6 +525,8 @@ export class Toolchain {
     } catch (error) {
       return this.failure(error, audit, started, ctx.signal);
     } finally {
+      // An internal fault (rethrown by failure) ends its span here, marked as such.
+      span.fail('internal error').end();
       this.inFlight--;
       if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
@@ -541,6 +571,11 @@ export class Toolchain {
     };
     const plan = tool.plan(parsed.data as CommonInput, planCtx);
     audit.argv = [plan.command, ...plan.args];
+    const span = this.spans.get(audit);
+    if (span?.recording) {
+      const routing = this.routing.of(plan.command);
+      span.set('toolyard.routing.decision', routing.decision).set('toolyard.routing.reason', routing.reason);
+    }
     this.commands.assertAllowed(plan.command, this.allowedByTool.get(tool.name) ?? new Set());
     const callerEnv = tool.callerEnv?.(parsed.data as CommonInput);
     if (callerEnv) audit.envNames = Object.keys(callerEnv);
@@ -598,6 +633,8 @@ export class Toolchain {
     let scratch: CallScratch | undefined;
     // A tool's own scratch paths (plan.scratchEnv) need a scratch directory even when calls are not confined.
     let ownScratch: string | undefined;
+    // The process's own span (from spawn to exit), and the context its command continues (TRACEPARENT).
+    const child = this.processSpan(span, ctx.trace, plan.command);
     try {
       scratch = this.callScratch();
       if (plan.scratchEnv && !scratch) ownScratch = mkdtempSync(join(tmpdir(), 'toolyard-call-'));
@@ -612,7 +649,7 @@ export class Toolchain {
         args,
         // Confined, the helper enters the checked path only if it is still that directory (pinned.id).
         cwd: helperArgs ? pinned.path : pinned.spawnPath,
-        env: { ...this.confinedEnv(env, scratch), ...scratchEnv },
+        env: { ...withTraceContext(this.confinedEnv(env, scratch), child, ctx.trace), ...scratchEnv },
         timeoutMs: timeoutSeconds * 1000,
         maxOutputBytes: limits.maxOutputBytes,
         killGraceMs: this.killGraceMs,
@@ -635,6 +672,7 @@ export class Toolchain {
       pinned.close();
       this.endCall(scratch, result?.confineReport);
       if (ownScratch) rmSync(ownScratch, { recursive: true, force: true });
+      if (child.recording) endProcessSpan(child, result);
     }
     this.checkConfinement(result, audit, cwd);
     const structured: ExecResult = {
@@ -711,7 +749,12 @@ export class Toolchain {
     const release = ctx.run === undefined ? await this.limiter.acquire(ctx.signal) : () => {};
     let ran: Awaited<ReturnType<CodeMode['run']>>;
     try {
-      ran = await codeMode.run(input, { signal: ctx.signal, timeoutSeconds });
+      const span = this.spans.get(audit);
+      ran = await codeMode.run(input, {
+        signal: ctx.signal,
+        timeoutSeconds,
+        trace: { tracer: this.tracer, parent: span?.recording ? span.context : ctx.trace },
+      });
     } finally {
       release();
     }
@@ -754,6 +797,16 @@ export class Toolchain {
    */
   private proxied(fetch: boolean): boolean {
     return this.httpProxy !== undefined && (this.config.egressProxy?.phase !== 'fetch' || fetch);
+  }
+
+  /** A child span of the call for its process: the confined command from spawn to exit. */
+  processSpan(call: Span | undefined, remote: TraceContext | undefined, command: string): Span {
+    const span = this.tracer.start(`exec ${command}`, {
+      kind: 'internal',
+      parent: call?.context ?? remote,
+      class: 'local-execution',
+    });
+    return span.set('process.executable.name', command).set('toolyard.toolchain', this.config.name);
   }
 
   /** A fresh HOME/TMPDIR for one call (none when confinement is off). */
@@ -880,6 +933,8 @@ export class Toolchain {
     audit.time = new Date().toISOString();
     this.metrics.recordCall(tool, outcome, seconds);
     this.log(audit);
+    const span = this.spans.get(audit);
+    if (span?.recording) endCallSpan(span, audit, outcome);
   }
 
   async describe(): Promise<ToolchainDescription> {
@@ -1043,4 +1098,63 @@ function onPath(name: string, path: string | undefined): string | undefined {
     if (found) return found;
   }
   return undefined;
+}
+
+/** The call's span gets what its audit line says, minus what it must never carry (argv beyond argv[0], cwd, env names). */
+function endCallSpan(span: Span, audit: AuditRecord, outcome: CallOutcome): void {
+  span
+    .set('toolyard.decision', audit.decision)
+    .set('toolyard.rule', audit.rule)
+    .set('toolyard.code', audit.code)
+    .set('process.executable.name', audit.argv?.[0])
+    .set('process.exit.code', audit.exitCode)
+    .set('process.exit.signal', audit.signal)
+    .set('toolyard.stdout_bytes', audit.stdoutBytes)
+    .set('toolyard.stderr_bytes', audit.stderrBytes)
+    .set('toolyard.truncated', audit.truncated)
+    .set('toolyard.timed_out', audit.timedOut)
+    .set('toolyard.cancelled', audit.cancelled)
+    .set('toolyard.confinement.abi', audit.confinement.abi)
+    .set('toolyard.egress', audit.egress)
+    .set('toolyard.session', audit.session)
+    .set('toolyard.code_mode.run', audit.run);
+  if (outcome !== 'ok') {
+    const type = audit.code ?? (outcome === 'nonzero' ? 'nonzero-exit' : outcome);
+    span.set('error.type', type).fail(type);
+  }
+  span.end();
+}
+
+/**
+ * The child environment with the trace context the command continues: `TRACEPARENT` (and `TRACESTATE`), the
+ * variables OpenTelemetry SDKs and tools such as Codex and Claude Code read for a parent. Set when the call is
+ * traced or the caller sent a context; callers can never set these themselves (not on the caller allowlist).
+ */
+function withTraceContext(
+  env: Record<string, string>,
+  span: Span,
+  remote: TraceContext | undefined,
+): Record<string, string> {
+  if (!span.recording && !remote) return env;
+  const context = span.context;
+  return {
+    ...env,
+    TRACEPARENT: span.traceparent(),
+    ...(context.tracestate ? { TRACESTATE: context.tracestate } : {}),
+  };
+}
+
+function endProcessSpan(span: Span, result: RunResult | undefined): void {
+  if (result) {
+    span
+      .set('process.exit.code', result.exitCode)
+      .set('process.exit.signal', result.signal)
+      .set('toolyard.stdout_bytes', result.stdoutBytes)
+      .set('toolyard.stderr_bytes', result.stderrBytes)
+      .set('toolyard.truncated', result.truncated)
+      .set('toolyard.timed_out', result.timedOut);
+    if (result.exitCode !== 0)
+      span.set('error.type', result.timedOut ? 'timeout' : 'nonzero-exit').fail('the process failed');
+  }
+  span.end();
 }

@@ -9,16 +9,20 @@ Argument: the root context.
 {{- $listen := (dict "host" "0.0.0.0" "port" 8480 "allowedHosts" (list (print (include "reviewer.componentName" (list $ "broker" 63)) "." ($.Release.Namespace) ".svc"))) }}
 {{- $health := (dict "host" "0.0.0.0" "port" 9480) }}
 {{- $routes := list }}
-{{- $routes = append $routes (dict "name" "model-claude" "kind" "model" "upstream" "https://api.anthropic.com" "credential" (dict "file" "/etc/toolyard/broker/keys/model-claude/key" "header" "x-api-key" "prefix" "") "insecureHttp" false) }}
+{{- $routes = append $routes (dict "name" "model-claude" "kind" "model" "upstream" "https://api.anthropic.com" "credential" (dict "file" "/etc/toolyard/broker/keys/model-claude/key" "header" "x-api-key" "prefix" "") "insecureHttp" false "pricing" (dict "input" 3 "output" 15 "cacheRead" 0.3 "cacheWrite" 3.75)) }}
 {{- $routes = append $routes (dict "name" "model-openai" "kind" "model" "upstream" "https://api.openai.com/v1" "credential" (dict "file" "/etc/toolyard/broker/keys/model-openai/key" "header" "authorization" "prefix" "Bearer ") "insecureHttp" false) }}
 {{- $routes = append $routes (dict "name" "model-gemini" "kind" "model" "upstream" "https://generativelanguage.googleapis.com" "credential" (dict "file" "/etc/toolyard/broker/keys/model-gemini/key" "header" "x-goog-api-key" "prefix" "") "insecureHttp" false) }}
+{{- $routes = append $routes (dict "name" "otlp" "kind" "telemetry" "upstream" (dig "observability" "endpoint" $.Values.observability.endpoint ($.Values.global | default dict) | trimSuffix "/") "insecureHttp" (hasPrefix "http://" (dig "observability" "endpoint" $.Values.observability.endpoint ($.Values.global | default dict)))) }}
 {{- $callers := list }}
-{{- $callers = append $callers (dict "name" "claude" "tokenFile" "/etc/toolyard/broker/callers/claude" "routes" (list "model-claude") "egress" (list) "openPorts" (list)) }}
-{{- $callers = append $callers (dict "name" "openai" "tokenFile" "/etc/toolyard/broker/callers/openai" "routes" (list "model-openai") "egress" (list) "openPorts" (list)) }}
-{{- $callers = append $callers (dict "name" "gemini" "tokenFile" "/etc/toolyard/broker/callers/gemini" "routes" (list "model-gemini") "egress" (list) "openPorts" (list)) }}
-{{- $callers = append $callers (dict "name" "toolchain-go-python" "tokenFile" "/etc/toolyard/broker/callers/toolchain-go-python" "routes" (list) "egress" (include "reviewer.brokerEgress" (dict "egress" $.Values.broker.egress.toolchainGoPython "field" "broker.egress.toolchainGoPython") | fromJsonArray) "openPorts" (list)) }}
+{{- $callers = append $callers (dict "name" "claude" "tokenFile" "/etc/toolyard/broker/callers/claude" "routes" (list "model-claude" "otlp") "egress" (list) "openPorts" (list)) }}
+{{- $callers = append $callers (dict "name" "openai" "tokenFile" "/etc/toolyard/broker/callers/openai" "routes" (list "model-openai" "otlp") "egress" (list) "openPorts" (list)) }}
+{{- $callers = append $callers (dict "name" "gemini" "tokenFile" "/etc/toolyard/broker/callers/gemini" "routes" (list "model-gemini" "otlp") "egress" (list) "openPorts" (list)) }}
+{{- $callers = append $callers (dict "name" "toolchain-go-python" "tokenFile" "/etc/toolyard/broker/callers/toolchain-go-python" "routes" (list "otlp") "egress" (include "reviewer.brokerEgress" (dict "egress" $.Values.broker.egress.toolchainGoPython "field" "broker.egress.toolchainGoPython") | fromJsonArray) "openPorts" (list)) }}
+{{- $callers = append $callers (dict "name" "toolchain-rust" "tokenFile" "/etc/toolyard/broker/callers/toolchain-rust" "routes" (list "otlp") "egress" (list) "openPorts" (list)) }}
 {{- $deniedCidrs := (list "0.0.0.0/8" "10.0.0.0/8" "100.64.0.0/10" "127.0.0.0/8" "169.254.0.0/16" "172.16.0.0/12" "192.0.0.0/24" "192.168.0.0/16" "198.18.0.0/15" "224.0.0.0/3" "::/128" "::1/128" "::ffff:0:0/96" "64:ff9b::/96" "fc00::/7" "fe80::/10" "ff00::/8") }}
-{{- mustToPrettyJson (dict "agent" "reviewer" "listen" $listen "health" $health "routes" $routes "callers" $callers "deniedCidrs" $deniedCidrs) }}
+{{- $metricsLabels := (dict "agent" "reviewer") }}
+{{- $telemetry := (dict "route" "otlp" "sampleRatio" 1 "resource" (dict "team" "platform" "toolyard.agent" "reviewer" "k8s.namespace.name" "agents" "k8s.deployment.name" "reviewer-broker")) }}
+{{- mustToPrettyJson (dict "agent" "reviewer" "listen" $listen "health" $health "routes" $routes "callers" $callers "deniedCidrs" $deniedCidrs "metricsLabels" $metricsLabels "telemetry" $telemetry) }}
 {{- end }}
 
 {{/*

@@ -138,6 +138,7 @@ function atoms(grant: EgressGrant, namespace: string, ownPods: ReadonlyMap<strin
       return each(peer, `broker pods ${namespace}/${to.broker}`, own ? `own ${own}` : peer);
     }
     case 'dns':
+    case 'collector':
       return each(inNamespace(to.namespace, to.podLabels), describeDestination(to));
     case 'gateway':
     case 'toolchain':

@@ -67,20 +67,41 @@ export class McpHttpClient {
     return tools;
   }
 
-  /** `tools/call`: the tool's result as the target returned it (an `isError` result is a result). */
-  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
-    return this.request('tools/call', { name, arguments: args }, signal);
+  /**
+   * `tools/call`: the tool's result as the target returned it (an `isError` result is a result). A trace
+   * context goes in `params._meta` (the MCP convention) and in the `traceparent` header (for proxies).
+   */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    trace?: { readonly traceparent: string; readonly tracestate?: string | undefined },
+  ): Promise<unknown> {
+    const meta = trace
+      ? {
+          _meta: {
+            traceparent: trace.traceparent,
+            ...(trace.tracestate ? { tracestate: trace.tracestate } : {}),
+          },
+        }
+      : {};
+    return this.request('tools/call', { name, arguments: args, ...meta }, signal, trace?.traceparent);
   }
 
   close(): void {
     this.agent.destroy();
   }
 
-  private async request(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
+  private async request(
+    method: string,
+    params: unknown,
+    signal?: AbortSignal,
+    traceparent?: string,
+  ): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       const session = await this.ensureSession(signal);
       const id = this.nextId++;
-      const answer = await this.post({ jsonrpc: '2.0', id, method, params }, session, signal);
+      const answer = await this.post({ jsonrpc: '2.0', id, method, params }, session, signal, traceparent);
       // The target restarted and forgot the session: one new session, then the same request again.
       if (answer.status === 404 && session !== undefined && attempt === 0) {
         this.session = undefined;
@@ -129,6 +150,7 @@ export class McpHttpClient {
     body: unknown,
     session: string | undefined,
     signal?: AbortSignal,
+    traceparent?: string,
   ): Promise<{ status: number; sessionId: string | undefined; messages: unknown[] }> {
     const payload = Buffer.from(JSON.stringify(body));
     const headers: Record<string, string> = {
@@ -138,6 +160,7 @@ export class McpHttpClient {
     };
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
     if (this.host !== undefined) headers.host = this.host;
+    if (traceparent !== undefined) headers.traceparent = traceparent;
     if (session !== undefined) {
       headers['mcp-session-id'] = session;
       headers['mcp-protocol-version'] = PROTOCOL_VERSION;

@@ -9,6 +9,8 @@ import { lstatSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync 
 import { basename, join, relative } from 'node:path';
 import { z } from 'zod';
 import type { LogSink } from '../../kit/audit-sink.ts';
+import type { TraceContext } from '../../kit/trace-context.ts';
+import { type Span, Tracer } from '../../kit/tracing.ts';
 import type { CodeModeConfig, CodeModeLanguage } from '../config.ts';
 import { ToolError } from '../errors.ts';
 import { PinnedCwd } from '../pinned-cwd.ts';
@@ -135,6 +137,11 @@ export interface CodeModeHost {
 export interface RunContext {
   readonly signal?: AbortSignal | undefined;
   readonly timeoutSeconds: number;
+  /**
+   * Tracing (docs/observability.md): the `run_code` call's span, or the caller's context when it is not
+   * recorded. The program gets a span of its own (its `TRACEPARENT`), each proxied MCP call a client span.
+   */
+  readonly trace?: { readonly tracer: Tracer; readonly parent: TraceContext | undefined } | undefined;
 }
 
 interface CallRecord {
@@ -251,7 +258,27 @@ export class CodeMode {
       timeoutMs,
     });
 
-    const session = new RunSession(runId, this.targets, limits, host.log, host.toolchain);
+    const tracer = ctx.trace?.tracer ?? Tracer.off;
+    const program = tracer
+      .start(`run_code ${input.language}`, {
+        kind: 'internal',
+        parent: ctx.trace?.parent,
+        class: 'local-execution',
+      })
+      .set('toolyard.component', 'code-mode')
+      .set('toolyard.toolchain', host.toolchain)
+      .set('toolyard.code_mode.run', runId)
+      .set('process.executable.name', basename(interpreter));
+    const traced = program.recording || ctx.trace?.parent !== undefined;
+    const session = new RunSession(
+      runId,
+      this.targets,
+      limits,
+      host.log,
+      host.toolchain,
+      tracer,
+      traced ? program : undefined,
+    );
     const stop = new AbortController();
     const channel = new RunChannel(
       runDir,
@@ -277,7 +304,11 @@ export class CodeMode {
         argv0: basename(interpreter),
         args,
         cwd: outputs.path,
-        env: { ...host.programEnv, ...scratch.env },
+        env: {
+          ...host.programEnv,
+          ...scratch.env,
+          ...(traced ? { TRACEPARENT: program.traceparent() } : {}),
+        },
         timeoutMs,
         maxOutputBytes: host.maxOutputBytes,
         killGraceMs: host.killGraceMs,
@@ -289,6 +320,9 @@ export class CodeMode {
       outputs.close();
       scratch.remove(result?.confineReport);
       rmSync(runDir, { recursive: true, force: true });
+      program.set('process.exit.code', result?.exitCode).set('toolyard.timed_out', result?.timedOut);
+      if (result?.exitCode !== 0) program.set('error.type', 'nonzero-exit').fail('the program failed');
+      program.end();
     }
     const returned = session.returned;
     const output: RunCodeOutput = {
@@ -397,6 +431,9 @@ class RunSession {
   private readonly limits: NonNullable<CodeModeConfig>['limits'];
   private readonly log: LogSink;
   private readonly toolchain: string;
+  private readonly tracer: Tracer;
+  /** The program's span, parent of each call's span; undefined when the run is not traced at all. */
+  private readonly program: Span | undefined;
   private readonly abort = new AbortController();
   private readonly toolLists = new Map<Target, Promise<TargetTool[]>>();
   private callsStarted = 0;
@@ -409,12 +446,16 @@ class RunSession {
     limits: NonNullable<CodeModeConfig>['limits'],
     log: LogSink,
     toolchain: string,
+    tracer: Tracer,
+    program: Span | undefined,
   ) {
     this.id = id;
     this.targets = targets;
     this.limits = limits;
     this.log = log;
     this.toolchain = toolchain;
+    this.tracer = tracer;
+    this.program = program;
   }
 
   receive(frame: unknown): void {
@@ -545,6 +586,21 @@ class RunSession {
     const started = performance.now();
     let ok = false;
     let code: string | null = null;
+    // A gateway holds authority from outside the toolchain; another toolchain (or this one) runs locally.
+    const span = this.tracer
+      .start(`tools/call ${tool}`, {
+        kind: 'client',
+        parent: this.program?.context,
+        class: target.kind === 'gateway' ? 'external-authority' : 'local-execution',
+      })
+      .set('toolyard.component', 'code-mode')
+      .set('toolyard.toolchain', this.toolchain)
+      .set('toolyard.code_mode.run', this.id)
+      .set('toolyard.code_mode.server', target.name)
+      .set('mcp.method.name', 'tools/call')
+      .set('gen_ai.operation.name', 'execute_tool')
+      .set('gen_ai.tool.name', tool);
+    const trace = this.program ? span.context : undefined;
     try {
       let result: unknown;
       try {
@@ -554,6 +610,7 @@ class RunSession {
           given as Record<string, unknown>,
           this.abort.signal,
           this.id,
+          trace,
         );
       } catch (error) {
         // Python attribute names cannot hold dashes: mcp_x.get_issue may mean get-issue.
@@ -567,6 +624,7 @@ class RunSession {
           given as Record<string, unknown>,
           this.abort.signal,
           this.id,
+          trace,
         );
       }
       const value = callValue(result);
@@ -577,6 +635,8 @@ class RunSession {
       throw error instanceof CodeCallError ? error : new CodeCallError(code, (error as Error).message);
     } finally {
       this.inFlight--;
+      if (!ok) span.set('error.type', code ?? 'tool-error').fail(code ?? 'the tool reported an error');
+      span.set('toolyard.code', code).end();
       const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
       this.calls.push({ server: target.name, tool, durationMs, ok });
       this.log({

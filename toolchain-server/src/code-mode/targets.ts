@@ -4,6 +4,7 @@
  * discovery helpers, answered from each target's real `tools/list`, cached for the run.
  */
 import { readTokenFile } from '../../kit/token-file.ts';
+import { formatTraceparent, type TraceContext } from '../../kit/trace-context.ts';
 import type { CodeModeConfig } from '../config.ts';
 import { McpClientError, McpHttpClient } from './mcp-client.ts';
 
@@ -18,7 +19,13 @@ export interface TargetTool {
 /** Calls into this toolchain itself, in process (its own policy, confinement and audit apply). */
 export interface SelfTarget {
   listTools(): TargetTool[];
-  callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal, run: string): Promise<unknown>;
+  callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    run: string,
+    trace: TraceContext | undefined,
+  ): Promise<unknown>;
 }
 
 export interface Target {
@@ -94,9 +101,15 @@ export class Targets {
     args: Record<string, unknown>,
     signal: AbortSignal,
     run: string,
+    trace?: TraceContext,
   ): Promise<unknown> {
-    if (!target.client) return this.self.callTool(tool, args, signal, run);
-    return target.client.callTool(tool, args, signal);
+    if (!target.client) return this.self.callTool(tool, args, signal, run, trace);
+    return target.client.callTool(
+      tool,
+      args,
+      signal,
+      trace ? { traceparent: formatTraceparent(trace), tracestate: trace.tracestate } : undefined,
+    );
   }
 
   close(): void {

@@ -165,6 +165,7 @@ export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
     config.auth?.bearerTokenFile,
     config.egressProxy?.tokenFile,
     config.sandbox?.bootstrapTokenFile,
+    config.telemetry?.tokenFile,
     ...(config.codeMode?.servers.map((s) => s.tokenFile) ?? []),
   ].filter((p): p is string => p !== undefined);
   const deniedRaw = [
@@ -217,6 +218,7 @@ export function staticPolicy(inputs: PolicyInputs): StaticPolicy {
         : []),
       ...(config.egressProxy ? [['egressProxy.tokenFile', config.egressProxy.tokenFile] as const] : []),
       ...(config.sandbox ? [['sandbox.bootstrapTokenFile', config.sandbox.bootstrapTokenFile] as const] : []),
+      ...(config.telemetry?.tokenFile ? [['telemetry.tokenFile', config.telemetry.tokenFile] as const] : []),
       ...(config.codeMode?.servers ?? []).flatMap((s, i) =>
         s.tokenFile ? [[`codeMode.servers[${i}].tokenFile`, s.tokenFile] as const] : [],
       ),

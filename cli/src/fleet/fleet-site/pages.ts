@@ -13,6 +13,7 @@ import { podDiagramModel } from '../../../../site/src/components/pod-model.ts';
 import { podTables, serviceAccountAccess } from '../../../../site/src/components/tables.ts';
 import type { FleetAgent } from '../fleet-model.ts';
 import { agentCachesSection } from './agent-caches.ts';
+import { agentObservabilitySection } from './agent-observability.ts';
 import { THEME_BOOT } from './assets.ts';
 import { CATALOG_COLUMNS } from './column-labels.ts';
 import { egressGraphSvg } from './egress-graph.ts';
@@ -199,6 +200,7 @@ ${
 <div class="diagram" role="region" tabindex="0" aria-label="Pod diagram">${diagram}</div>
 ${report.pods.map((pod) => podTables(pod, `${pod.kind} ${pod.pod}`))}
 ${agentCachesSection(report)}
+${agentObservabilitySection(report)}
 <h2>Authority</h2>
 ${report.serviceAccounts.map(serviceAccountAccess)}
 <h2>Generated MCP client configs</h2>
