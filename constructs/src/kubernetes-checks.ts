@@ -92,14 +92,29 @@ function checkMapKeys(plan: AgentPlan): SpecProblem[] {
         : [],
     ),
   ];
-  return maps.flatMap(([map, path]) =>
-    Object.keys(map).flatMap((key) => {
-      const why = labelKeyProblem(key);
-      return why
-        ? [{ path: joinPointer(path, key), message: `"${key}" is not a label or annotation key: it ${why}` }]
-        : [];
-    }),
+  const observability = plan.observability;
+  maps.push(
+    ...observability.metrics.scrapeFrom.map(
+      (peer, i) =>
+        [peer.podLabels, `/spec/observability/metrics/scrapeFrom/${i}/podLabels`] as [
+          Record<string, string>,
+          string,
+        ],
+    ),
   );
+  if (observability.collector)
+    maps.push([observability.collector.podLabels, '/spec/observability/endpoint/collectorPodLabels']);
+  const keyProblem = (key: string, path: string): SpecProblem[] => {
+    const why = labelKeyProblem(key);
+    return why ? [{ path, message: `"${key}" is not a label or annotation key: it ${why}` }] : [];
+  };
+  return [
+    ...maps.flatMap(([map, path]) =>
+      Object.keys(map).flatMap((key) => keyProblem(key, joinPointer(path, key))),
+    ),
+    // teamLabels name label keys.
+    ...observability.teamLabels.flatMap((key, i) => keyProblem(key, `/spec/observability/teamLabels/${i}`)),
+  ];
 }
 
 function annotationBytes(annotations: Readonly<Record<string, string>>): number {

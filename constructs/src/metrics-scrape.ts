@@ -19,16 +19,23 @@ export interface MetricsPort {
   readonly targetPort: string;
 }
 
-/** Every metrics endpoint of the agent: toolchain servers' probe ports, then the broker's health port. */
+/**
+ * Every metrics endpoint of the agent: toolchain servers' probe ports, then the broker's health port. Toolchains
+ * in different pods may share a probe port: its named port is the same in each, so one Service port serves them
+ * all. Service ports are unique by number too; the Service's number is only a label here (endpoints resolve the
+ * named target port), so the broker's moves up when a toolchain already has its number.
+ */
 export function metricsPorts(plan: AgentPlan): MetricsPort[] {
-  const toolchains = [...sidecarToolchains(plan), ...podToolchains(plan)].map((t) => ({
-    name: `health-${t.healthPort}`,
-    port: t.healthPort,
-    targetPort: `health-${t.healthPort}`,
+  const numbers = [...new Set([...sidecarToolchains(plan), ...podToolchains(plan)].map((t) => t.healthPort))];
+  const toolchains = numbers.map((port) => ({
+    name: `health-${port}`,
+    port,
+    targetPort: `health-${port}`,
   }));
-  return plan.broker.enabled
-    ? [...toolchains, { name: 'broker-health', port: plan.broker.healthPort, targetPort: 'health' }]
-    : toolchains;
+  if (!plan.broker.enabled) return toolchains;
+  let brokerPort = plan.broker.healthPort;
+  while (numbers.includes(brokerPort)) brokerPort = brokerPort >= 65535 ? 1 : brokerPort + 1;
+  return [...toolchains, { name: 'broker-health', port: brokerPort, targetPort: 'health' }];
 }
 
 export function metricsServiceName(plan: AgentPlan): string {

@@ -63,6 +63,21 @@ describe('validateKubeObject', () => {
     );
   });
 
+  it('checks a ServiceMonitor as far as toolyard renders one', () => {
+    const monitor = (endpoint: Record<string, unknown>) => ({
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'ServiceMonitor',
+      metadata: { name: 'reviewer-metrics', namespace: 'agents' },
+      spec: { selector: { matchLabels: { app: 'reviewer' } }, endpoints: [endpoint] },
+    });
+    assert.deepEqual(validateKubeObject(monitor({ port: 'health-9701', path: '/metrics', interval: '30s' })), []);
+    assert.deepEqual(validateKubeObject(monitor({ port: 'Health_9701', path: 'metrics', interval: '30 s' })), [
+      'ServiceMonitor/reviewer-metrics: /spec/endpoints/0/port: must be a Service port name',
+      'ServiceMonitor/reviewer-metrics: /spec/endpoints/0/path: must be an absolute path',
+      'ServiceMonitor/reviewer-metrics: /spec/endpoints/0/interval: must be a Prometheus duration',
+    ]);
+  });
+
   it('rejects objects without name or namespace', () => {
     assert.deepEqual(validateKubeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }), [
       'ConfigMap/<unnamed>: /metadata/name: required',

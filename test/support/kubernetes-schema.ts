@@ -15,6 +15,7 @@ import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClai
 import { Pod } from 'kubernetes-models/v1/Pod';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import { ServiceMonitorModel } from './service-monitor-schema.ts';
 
 interface Validatable {
   validate(): void;
@@ -38,6 +39,8 @@ export const KUBE_MODELS: Readonly<Record<string, ModelFactory>> = {
   'rbac.authorization.k8s.io/v1/Role': factory(Role),
   'rbac.authorization.k8s.io/v1/RoleBinding': factory(RoleBinding),
   'networking.k8s.io/v1/NetworkPolicy': factory(NetworkPolicy),
+  // spec.observability.metrics.scrape: serviceMonitor (prometheus-operator's CRD).
+  'monitoring.coreos.com/v1/ServiceMonitor': factory(ServiceMonitorModel),
 };
 
 interface AjvError {

@@ -6,6 +6,7 @@
  */
 import type { ClusterClient } from '../client.ts';
 import { testStorageClasses } from '../kwok-stages.ts';
+import { ensureServiceMonitorCrd } from './service-monitor-crd.ts';
 import type { KubeObjectRef } from './support.ts';
 
 interface PodTemplateHolder extends KubeObjectRef {
@@ -71,6 +72,8 @@ export function nodeLabelsOf(objects: readonly KubeObjectRef[]): Record<string, 
 export function applyPrerequisites(cluster: ClusterClient, objects: readonly KubeObjectRef[]): number {
   const labels = Object.entries(nodeLabelsOf(objects)).map(([key, value]) => `${key}=${value}`);
   if (labels.length > 0) cluster.kubectlOk(['label', 'nodes', '-l', 'type=kwok', '--overwrite', ...labels]);
+  if (objects.some((o) => o.apiVersion === 'monitoring.coreos.com/v1' && o.kind === 'ServiceMonitor'))
+    ensureServiceMonitorCrd(cluster);
   const items = prerequisitesOf(objects);
   if (items.length > 0)
     cluster.kubectlOk(['apply', '--server-side', '--field-manager=toolyard-tests', '-f', '-'], {
