@@ -12,6 +12,7 @@
  */
 import { CONFIG_HASH_ANNOTATION as CONFIG_HASH } from '../../constructs/src/agent-workload.ts';
 import { LABEL, MANAGED_BY, PART_OF } from '../../constructs/src/names.ts';
+import type { AgentPlan } from '../../constructs/src/plan.ts';
 import type { KubeObject } from '../../constructs/src/render.ts';
 import {
   sandboxManagerConfig,
@@ -33,6 +34,7 @@ import {
   type EntryNode,
   type ExprNode,
   entry,
+  escapeLiteral,
   expr,
   goString,
   isTemplateNode,
@@ -140,6 +142,28 @@ export function sandboxesValues(builder: ChartBuilder): ValueNode | undefined {
       ),
     ],
   );
+}
+
+/** NOTES.txt lines: the quota and each template's pool and lifecycle as the release's values set them. */
+export function sandboxesNotes(plan: AgentPlan): string[] {
+  const sandboxes = plan.sandboxes;
+  if (!sandboxes) return [];
+  const quota = (field: string) => `{{ ${valuesRef(['sandboxes', 'quota', field])} }}`;
+  const unlimited = (field: string) =>
+    `{{ ${valuesRef(['sandboxes', 'quota', field])} | default "no limit" }}`;
+  return [
+    '',
+    `Sandboxes (provider ${sandboxes.provider}; values sandboxes.quota and sandboxes.templates.<name>):`,
+    `  quota: ${quota('maxSandboxes')} running, ${quota('maxSessions')} kept; cpu ${unlimited('cpu')}, memory ${unlimited('memory')}`,
+    ...sandboxes.templates.map((t) => {
+      const path = sandboxTemplateValuesPath(t);
+      const pool =
+        sandboxes.provider === 'kubernetes'
+          ? 'always cold'
+          : `warm pool {{ ${valuesRef([...path, 'warmPool', 'replicas'])} }}`;
+      return `  ${escapeLiteral(t.name)}: ${pool}; stopped after {{ ${valuesRef([...path, 'idleTimeoutMinutes'])} }} min idle, destroyed {{ ${valuesRef([...path, 'retentionHours'])} }} h after stop`;
+    }),
+  ];
 }
 
 /** Whether a component is one of the sandboxes' (the manager, the pods' ServiceAccount, a template). */

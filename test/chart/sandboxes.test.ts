@@ -11,6 +11,7 @@
  *   manager's own schema;
  * - the values schema refuses a negative pool size, a zero idle timeout, a negative retention, a zero quota and an
  *   unreadable quantity, naming the field;
+ * - the notes an install prints show the values;
  * - `helm lint --strict` and toolyard's chart lint pass, with defaults and with overrides.
  */
 import assert from 'node:assert/strict';
@@ -30,6 +31,7 @@ import { sandboxAgent } from './sandbox-specs.ts';
 import {
   HELM_MAJORS,
   type HelmMajor,
+  helmNotes,
   helmTemplate,
   identity,
   renderChart,
@@ -317,6 +319,19 @@ describe('charts of agents with sandboxes', () => {
     });
     assert.equal(skipped.ok, false);
     assert.match(skipped.stderr, /sandboxes\.quota\.cpu: "lots" is not a Kubernetes quantity/);
+  });
+
+  it("the notes an install prints show the quota and each template's pool and lifecycle as the values set them", () => {
+    const { chart, dir } = cases['agent-sandbox'];
+    const notes = helmNotes(dir, {
+      release: chart.name,
+      namespace: 'agents',
+      values: [{ sandboxes: { quota: { cpu: '' }, templates: { python: { warmPool: { replicas: 7 } } } } }],
+    });
+    assert.ok(notes.ok, notes.stderr);
+    assert.match(notes.stdout, /quota: 6 running, 40 kept; cpu no limit, memory 12Gi/);
+    assert.match(notes.stdout, /python: warm pool 7; stopped after 10 min idle, destroyed 24 h after stop/);
+    assert.match(notes.stdout, /offline: warm pool 1; stopped after 15 min idle, destroyed 48 h after stop/);
   });
 
   for (const provider of PROVIDERS)
