@@ -117,6 +117,15 @@ describe('spec.sandboxes through the CLI', () => {
     });
   });
 
+  it('site offers the chart of an agent with sandboxes for download, in the chart repository index', async () => {
+    const out = join(temp, 'site');
+    const result = await run('site', withSandboxes, '-o', out);
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(existsSync(join(out, 'charts', 'analyst-0.1.0.tgz')));
+    assert.match(readFileSync(join(out, 'charts', 'index.yaml'), 'utf8'), /analyst-0\.1\.0\.tgz/);
+    assert.match(readFileSync(join(out, 'agents', 'analyst', 'index.html'), 'utf8'), /analyst-0\.1\.0\.tgz/);
+  });
+
   it('control: the same agent without sandboxes gets its chart', async () => {
     const result = await run('chart', without, '-o', join(temp, 'charts-without'));
     assert.equal(result.code, 0, result.stderr);
