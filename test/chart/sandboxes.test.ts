@@ -10,12 +10,13 @@
  *   ServiceAccount, ConfigMaps and the labels their NetworkPolicy selects), and the config parses with the
  *   manager's own schema;
  * - the values schema refuses a negative pool size, a zero idle timeout, a negative retention, a zero quota and an
- *   unreadable quantity, naming the field;
+ *   unreadable quantity, naming the field; the chart refuses what the spec's checks refuse across fields (fewer
+ *   sessions kept than sandboxes running, a quota below what one sandbox counts);
  * - the notes an install prints show the values;
  * - `helm lint --strict` and toolyard's chart lint pass, with defaults and with overrides.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -272,7 +273,7 @@ describe('charts of agents with sandboxes', () => {
       }
     });
 
-  it('the values schema refuses a negative pool size, zero timeouts, negative retention, zero quotas and unreadable quantities', () => {
+  it('the values schema refuses a negative pool size, zero timeouts, negative retention, zero quotas and unreadable quantities; the chart what the spec refuses across fields', () => {
     const { chart, dir } = cases['agent-sandbox'];
     const refused: [Json, RegExp][] = [
       [
@@ -309,6 +310,33 @@ describe('charts of agents with sandboxes', () => {
         assert.equal(result.ok, false, `Helm ${major} accepts ${JSON.stringify(sandboxes)}`);
         assert.match(result.stderr, field, `Helm ${major}: ${JSON.stringify(sandboxes)}`);
       }
+    // Across fields, as the spec's checks: fewer kept than running, a quota below what one sandbox counts.
+    const acrossFields: [Json, RegExp][] = [
+      [
+        { quota: { maxSandboxes: 50 } },
+        /sandboxes\.quota\.maxSessions 40 is below sandboxes\.quota\.maxSandboxes 50/,
+      ],
+      [
+        { quota: { cpu: '500m' } },
+        /sandboxes\.quota\.cpu \(500m\) is below what one sandbox of template "python" counts \(1000m\)/,
+      ],
+      [
+        { quota: { memory: '512Mi' } },
+        /sandboxes\.quota\.memory \(536870912 bytes\) is below what one sandbox of template "python" counts/,
+      ],
+    ];
+    for (const major of HELM_MAJORS)
+      for (const [sandboxes, message] of acrossFields) {
+        const result = helmTemplate(dir, {
+          helm: major,
+          release: chart.name,
+          namespace: 'agents',
+          skipTests: true,
+          values: [{ sandboxes }],
+        });
+        assert.equal(result.ok, false, `Helm ${major} accepts ${JSON.stringify(sandboxes)}`);
+        assert.match(result.stderr, message, `Helm ${major}: ${JSON.stringify(sandboxes)}`);
+      }
     // Without the schema, the chart's own quantity reader still refuses what it cannot read.
     const skipped = helmTemplate(dir, {
       release: chart.name,
@@ -335,7 +363,7 @@ describe('charts of agents with sandboxes', () => {
   });
 
   for (const provider of PROVIDERS)
-    it(`${provider}: helm lint --strict (Helm 3 and 4) and toolyard's chart lint pass, with defaults and overrides`, () => {
+    it(`${provider}: helm lint --strict (Helm 3 and 4) and toolyard's chart lint pass, with defaults, overrides and every ci/ file`, () => {
       const { dir } = cases[provider];
       assert.deepEqual(helmLintStrict(dir), []);
       const file = join(mkdtempSync(join(tmpdir(), 'toolyard-sbx-values-')), 'values.yaml');
@@ -349,5 +377,7 @@ describe('charts of agents with sandboxes', () => {
         }),
       );
       assert.deepEqual(helmLintStrict(dir, [file]), []);
+      for (const ci of readdirSync(join(dir, 'ci')))
+        assert.deepEqual(helmLintStrict(dir, [join(dir, 'ci', ci)]), [], ci);
     });
 });
