@@ -12,7 +12,7 @@
  * - the values schema refuses a negative pool size, a zero idle timeout, a negative retention, a zero quota and an
  *   unreadable quantity, naming the field; the chart refuses what the spec's checks refuse across fields (fewer
  *   sessions kept than sandboxes running, a quota below what one sandbox counts);
- * - the notes an install prints show the values;
+ * - the notes an install prints show the values, and the chart's README documents them;
  * - `helm lint --strict` and toolyard's chart lint pass, with defaults and with overrides.
  */
 import assert from 'node:assert/strict';
@@ -349,7 +349,7 @@ describe('charts of agents with sandboxes', () => {
     assert.match(skipped.stderr, /sandboxes\.quota\.cpu: "lots" is not a Kubernetes quantity/);
   });
 
-  it("the notes an install prints show the quota and each template's pool and lifecycle as the values set them", () => {
+  it("the notes an install prints show the quota and each template's pool and lifecycle as the values set them; the README documents the values", () => {
     const { chart, dir } = cases['agent-sandbox'];
     const notes = helmNotes(dir, {
       release: chart.name,
@@ -360,6 +360,21 @@ describe('charts of agents with sandboxes', () => {
     assert.match(notes.stdout, /quota: 6 running, 40 kept; cpu no limit, memory 12Gi/);
     assert.match(notes.stdout, /python: warm pool 7; stopped after 10 min idle, destroyed 24 h after stop/);
     assert.match(notes.stdout, /offline: warm pool 1; stopped after 15 min idle, destroyed 48 h after stop/);
+    // And the chart's README documents them, with their defaults.
+    const readme = chart.files.get('README.md')!;
+    assert.match(
+      readme,
+      /- \*\*Sandboxes\*\*: `sandboxes\.templates\.<name>` hold each template's warm pool size/,
+    );
+    for (const row of [
+      '| `sandboxes.quota.maxSandboxes` | integer | `6` |',
+      '| `sandboxes.quota.cpu` | string | `"6"` |',
+      '| `sandboxes.quota.memory` | string | `"12Gi"` |',
+      '| `sandboxes.templates.python.warmPool.replicas` | integer | `3` |',
+      '| `sandboxes.templates.python.idleTimeoutMinutes` | integer | `10` |',
+      '| `sandboxes.templates.offline.retentionHours` | integer | `48` |',
+    ])
+      assert.ok(readme.includes(row), row);
   });
 
   for (const provider of PROVIDERS)
