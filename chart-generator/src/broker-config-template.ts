@@ -147,7 +147,7 @@ export function brokerConfigEntry(chart: string): EntryNode {
 }
 
 /** A plain JSON value (strings through `literalString`) as a Go template expression. */
-function goLiteral(value: unknown, literalString: (text: string) => string): string {
+export function goLiteral(value: unknown, literalString: (text: string) => string): string {
   if (isTemplateNode(value) && 'text' in value) return `(${value.text})`;
   if (typeof value === 'string') return literalString(value);
   if (typeof value === 'boolean') return String(value);
@@ -172,7 +172,7 @@ function goLiteral(value: unknown, literalString: (text: string) => string): str
 }
 
 /** A string of the config, with `<service>.<namespace>.svc` hosts following the release. */
-function literalStringOf(builder: ObjectLifter): (text: string) => string {
+export function literalStringOf(builder: ObjectLifter): (text: string) => string {
   return (text) => {
     const rewritten = builder.rewriteHosts(text);
     if (typeof rewritten === 'string') return goString(rewritten);

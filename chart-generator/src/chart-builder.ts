@@ -12,11 +12,23 @@ import { AGENT_LABEL, METRICS_COMPONENT } from '../../constructs/src/metrics-scr
 import { BROKER_COMPONENT, LABEL, MANAGED_BY, PART_OF } from '../../constructs/src/names.ts';
 import { type AgentPlan, type PlannedDeployedGateway, podToolchains } from '../../constructs/src/plan.ts';
 import type { KubeObject, RenderResult } from '../../constructs/src/render.ts';
+import { SANDBOXES_COMPONENT } from '../../constructs/src/sandbox-plan.ts';
+import { TOOLCHAIN_CONFIG_FILE } from '../../constructs/src/toolchain-config.ts';
+import { SANDBOX_MANAGER_CONFIG_FILE } from '../../toolchain-server/sandbox-manager/constants.ts';
 import { brokerConfigEntry, brokerConfigHashExpr, brokerEgressValues } from './broker-config-template.ts';
 import { cacheClaimCondition, cacheClaimSpec, cacheOfClaim } from './cache-values.ts';
 import { type ComponentValues, componentNodes, componentValues } from './component-values.ts';
 import type { Json, ObjectLifter, Path } from './object-lifter.ts';
 import { claimSpec, persistenceRef, podSpec, volumeClaimTemplates } from './pod-template.ts';
+import {
+  isSandboxComponent,
+  rewriteSandboxNames,
+  SANDBOX_PODS_COMPONENT,
+  sandboxesValues,
+  sandboxManagerConfigEntry,
+  sandboxManagerHashExpr,
+  sandboxTemplateOf,
+} from './sandbox-values.ts';
 import { type ExprNode, emitMap, entry, expr, goString, templatedString } from './template-yaml.ts';
 import { group, leaf, type ValueNode } from './values-model.ts';
 import { dictLiteral, pad, sameMap, valuesKey, valuesRef, without } from './values-refs.ts';
@@ -166,6 +178,30 @@ export class ChartBuilder implements ObjectLifter {
         }; callers ${broker.callers.map((c) => c.name).join(', ')} (tokens in Secret ${broker.tokensSecret}).`,
         true,
       );
+    } else if (component === SANDBOXES_COMPONENT && this.plan.sandboxes) {
+      const sandboxes = this.plan.sandboxes;
+      values = componentValues(
+        ['sandboxes', 'manager'],
+        `The sandbox manager (Deployment ${sandboxes.objectName}, one replica): the only holder of Kubernetes authority over the sandboxes (a Role over ${
+          sandboxes.provider === 'kubernetes'
+            ? 'pods and persistentvolumeclaims'
+            : 'sandboxclaims and sandboxes'
+        } in its namespace); its MCP Service on port ${sandboxes.port}.`,
+        true,
+      );
+    } else if (component === SANDBOX_PODS_COMPONENT && this.plan.sandboxes) {
+      values = componentValues(
+        ['sandboxes', 'pods'],
+        'The sandbox pods of every template: their ServiceAccount, which mounts no token and holds no Role.',
+        false,
+      );
+    } else if (sandboxTemplateOf(this, component)) {
+      const template = sandboxTemplateOf(this, component)!;
+      values = componentValues(
+        ['sandboxes', 'templates', valuesKey(template.name)],
+        `Sandbox template "${template.name}".`,
+        false,
+      );
     } else if (this.toolchainOf(component)) {
       const toolchain = this.toolchainOf(component)!;
       values = componentValues(
@@ -271,7 +307,11 @@ export class ChartBuilder implements ObjectLifter {
         const literal: Record<string, string> = {};
         if (annotations[CONFIG_HASH] !== undefined) literal[CONFIG_HASH] = annotations[CONFIG_HASH];
         const lifted = without(without(annotations, this.plan.annotations), literal);
-        const hashExpr = this.isBroker(component) ? this.brokerHashExpr(literal[CONFIG_HASH]) : undefined;
+        const hashExpr = this.isBroker(component)
+          ? this.brokerHashExpr(literal[CONFIG_HASH])
+          : component === SANDBOXES_COMPONENT && this.plan.sandboxes
+            ? sandboxManagerHashExpr(this, literal[CONFIG_HASH])
+            : undefined;
         values.pod.push(
           leaf('podLabels', 'Extra labels of the pods (never part of selectors).', LABELS, {}),
           leaf('podAnnotations', 'Extra annotations of the pods.', ANNOTATIONS, lifted),
@@ -376,7 +416,11 @@ export class ChartBuilder implements ObjectLifter {
       if (subject['kind'] === 'ServiceAccount') return this.serviceAccountExpr(value);
     }
     const nameLike =
-      (key === 'name' && (parent === 'configMap' || parent === 'roleRef' || path.at(-3) === 'subjects')) ||
+      (key === 'name' &&
+        (parent === 'configMap' ||
+          parent === 'roleRef' ||
+          parent === 'sandboxTemplateRef' ||
+          path.at(-3) === 'subjects')) ||
       key === 'serviceName' ||
       (key === 'claimName' && parent === 'persistentVolumeClaim');
     if (nameLike && this.objectNames.has(value)) return this.nameExpr(value) ?? value;
@@ -393,6 +437,22 @@ export class ChartBuilder implements ObjectLifter {
       p.length === path.length && p.every((k, i) => k === path[i]);
     if (object.kind === 'ConfigMap' && this.isBroker(component) && at('data', BROKER_CONFIG_FILE))
       return brokerConfigEntry(this.chart);
+    if (
+      object.kind === 'ConfigMap' &&
+      component === SANDBOXES_COMPONENT &&
+      at('data', SANDBOX_MANAGER_CONFIG_FILE)
+    )
+      return sandboxManagerConfigEntry(this.chart);
+    const template = sandboxTemplateOf(this, component);
+    if (template && typeof value === 'string') {
+      // A sandbox server allows its template's object name as Host (no Service has it): the release's name.
+      if (object.kind === 'ConfigMap' && at('data', TOOLCHAIN_CONFIG_FILE))
+        return rewriteSandboxNames(this, value, [template.serverHost]);
+    }
+    if (template && object.kind === 'SandboxTemplate' && at('spec', 'podTemplate', 'metadata'))
+      return this.metadataEntry(object, value as Json, component, 'claim', path);
+    if (template && object.kind === 'SandboxWarmPool' && at('spec', 'replicas'))
+      return expr(`${valuesRef([...this.componentValues(component).path, 'warmPool', 'replicas'])} | int`);
     if (typeof value === 'string') return this.transformString(object, value, path);
     if (Array.isArray(value)) return value.map((v, i) => this.transform(object, v, [...path, i], component));
     if (typeof value !== 'object' || value === null) return value;
@@ -435,7 +495,13 @@ export class ChartBuilder implements ObjectLifter {
     const values = this.componentValues(component);
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(map)) {
-      if (k === 'replicas' && object.kind === 'Deployment' && typeof v === 'number') {
+      // One sandbox manager: its lifecycle pass and quota checks are one process's.
+      if (
+        k === 'replicas' &&
+        object.kind === 'Deployment' &&
+        typeof v === 'number' &&
+        component !== SANDBOXES_COMPONENT
+      ) {
         values.workload.push(
           leaf(
             'replicas',
@@ -521,13 +587,19 @@ export class ChartBuilder implements ObjectLifter {
     broker: ValueNode | undefined;
     toolchains: ValueNode | undefined;
     gateways: ValueNode | undefined;
+    sandboxes: ValueNode | undefined;
   } {
     const agent = this.components.get('agent');
     const broker = this.plan.broker.enabled ? this.components.get(BROKER_COMPONENT) : undefined;
     const toolchains = [...this.components.entries()].filter(([c]) => this.toolchainOf(c));
     // The metrics Service and ServiceMonitor (spec.observability) are objects of the agent's, with no values.
     const gateways = [...this.components.entries()].filter(
-      ([c, values]) => c !== 'agent' && c !== METRICS_COMPONENT && !this.toolchainOf(c) && values !== broker,
+      ([c, values]) =>
+        c !== 'agent' &&
+        c !== METRICS_COMPONENT &&
+        !this.toolchainOf(c) &&
+        values !== broker &&
+        !isSandboxComponent(this, c),
     );
     return {
       agent: agent ? group('agent', agent.description, componentNodes(agent)) : undefined,
@@ -552,6 +624,7 @@ export class ChartBuilder implements ObjectLifter {
               ),
             )
           : undefined,
+      sandboxes: sandboxesValues(this),
     };
   }
 }

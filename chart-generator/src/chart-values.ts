@@ -121,11 +121,12 @@ export function chartValueNodes(input: ChartValuesInput): ValueNode[] {
         ]),
       ]),
     );
-  const { agent, broker, toolchains, gateways } = builder.componentGroups();
+  const { agent, broker, toolchains, gateways, sandboxes } = builder.componentGroups();
   if (agent) nodes.push(agent);
   if (broker) nodes.push(broker);
   if (toolchains) nodes.push(toolchains);
   if (gateways) nodes.push(gateways);
+  if (sandboxes) nodes.push(sandboxes);
   if (input.tests) nodes.push(input.tests);
   nodes.push(
     leaf(

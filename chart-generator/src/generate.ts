@@ -19,6 +19,7 @@ import { helmTest } from './helm-test.ts';
 import { helpersTpl } from './helpers-tpl.ts';
 import { chartNotes } from './notes.ts';
 import { chartReadme } from './readme.ts';
+import { SANDBOXES_TEMPLATE_FILE, sandboxesTemplates } from './sandbox-values.ts';
 import { secretSummaries } from './secret-refs.ts';
 import { defaultsOf, renderValuesYaml, valuesSchema } from './values-model.ts';
 
@@ -55,13 +56,6 @@ export interface GeneratedChart {
 export function generateChart(rendered: RenderResult, options: ChartOptions = {}): GeneratedChart {
   const version = options.version ?? DEFAULT_CHART_VERSION;
   if (!isSemver(version)) throw new Error(`chart version "${version}" is not SemVer 2`);
-  // The sandbox manager's config names its objects (warm pools, the Hosts of sandbox servers): a chart that renames
-  // them per release would need it rebuilt from values, as the broker's is; until it is, no chart is better than a
-  // chart whose manager points at objects it did not create.
-  if (rendered.plan.sandboxes)
-    throw new Error(
-      `agent "${rendered.plan.name}" has spec.sandboxes, which charts do not support yet: deploy it with toolyard synth (or cdk8s synth); docs/sandboxes.md`,
-    );
   const appVersion = options.appVersion ?? version;
   const home = options.home ?? DEFAULT_HOME;
   const builder = new ChartBuilder(rendered);
@@ -138,6 +132,7 @@ export function generateChart(rendered: RenderResult, options: ChartOptions = {}
   );
   files.set('templates/_helpers.tpl', helpersTpl(name));
   if (plan.broker.enabled) files.set(BROKER_TEMPLATE_FILE, brokerTemplates(builder));
+  if (plan.sandboxes) files.set(SANDBOXES_TEMPLATE_FILE, sandboxesTemplates(builder));
   files.set('templates/NOTES.txt', chartNotes(builder, plan, secrets, test !== undefined));
   files.set(
     'README.md',

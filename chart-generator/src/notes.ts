@@ -5,6 +5,7 @@ import type { AgentPlan } from '../../constructs/src/plan.ts';
 import { deployedGateways, podToolchains, sidecarToolchains } from '../../constructs/src/plan.ts';
 import { brokerEgressNotes } from './broker-config-template.ts';
 import type { ChartBuilder } from './chart-builder.ts';
+import { sandboxesNotes } from './sandbox-values.ts';
 import { createSecretArgs, describeUse, generatedTokenKeys, type SecretSummary } from './secret-refs.ts';
 import { escapeLiteral, goString } from './template-yaml.ts';
 import { valuesKey } from './values-refs.ts';
@@ -164,5 +165,6 @@ export function chartNotes(
     lines.push('  The spec disables NetworkPolicies: every pod may reach anything.');
   }
   lines.push(...brokerEgressNotes(plan));
+  lines.push(...sandboxesNotes(plan));
   return `${lines.join('\n')}\n`;
 }

@@ -70,6 +70,14 @@ function egressLine(plan: AgentPlan): string {
 `;
 }
 
+function sandboxesLine(plan: AgentPlan): string {
+  const sandboxes = plan.sandboxes;
+  if (!sandboxes) return '';
+  const pool = sandboxes.provider === 'agent-sandbox' ? 'warm pool size (`warmPool.replicas`), ' : '';
+  return `- **Sandboxes**: \`sandboxes.templates.<name>\` hold each template's ${pool}idle timeout (\`idleTimeoutMinutes\`) and retention (\`retentionHours\`), \`sandboxes.quota\` the agent's quota (sandboxes running and kept, total CPU and memory as quantities). The sandbox manager's config.json is built from them with the release's names, and its pod rolls; the chart refuses a quota the spec would refuse. The SandboxTemplates${sandboxes.provider === 'agent-sandbox' ? " and SandboxWarmPools need agent-sandbox's CRDs (`v1beta1`) and controller in the cluster" : ' are not used: the manager creates pods and claims itself (provider `kubernetes`)'}.
+`;
+}
+
 export function chartReadme(r: ReadmeInput): string {
   return `# ${r.name}
 
@@ -103,7 +111,7 @@ ${secretsSection(r)}
 ## Installing elsewhere
 
 ${storageLine(r.plan)}
-${egressLine(r.plan)}- **OpenShift**: \`global.compatibility.openshift.adaptSecurityContext\` (\`auto\` by default) leaves
+${egressLine(r.plan)}${sandboxesLine(r.plan)}- **OpenShift**: \`global.compatibility.openshift.adaptSecurityContext\` (\`auto\` by default) leaves
   \`runAsUser\`, \`runAsGroup\` and \`fsGroup\` out of every security context on clusters serving
   \`security.openshift.io/v1\`, so the restricted SCC assigns them.
 - **Security contexts**: \`*.podSecurityContext\` and \`*.securityContext\` are merged over the restricted

@@ -9,7 +9,9 @@ import {
   SANDBOX_MANAGER_PATHS,
   SANDBOX_WORKSPACE_VOLUME,
 } from '../../toolchain-server/sandbox-manager/constants.ts';
+import { brokerConfigHash } from './broker-config.ts';
 import { TOKEN_FILE_NAME } from './defaults.ts';
+import { goPrettyJson } from './go-json.ts';
 import type { AgentPlan } from './plan.ts';
 import { assertSandboxManagerContract } from './sandbox-manager-contract.ts';
 import type { PlannedSandboxes } from './sandbox-plan.ts';
@@ -65,6 +67,24 @@ export function sandboxManagerConfig(
   return config;
 }
 
+/**
+ * The config's JSON text as Go's `json.MarshalIndent(config, "", "  ")` (Helm's `mustToPrettyJson`) writes it,
+ * without a trailing newline: a chart builds the same text from values (chart-generator/src/sandbox-values.ts),
+ * so with default values it renders synth's bytes, and hashes it as `sandboxManagerConfigHash` does.
+ */
+export function sandboxManagerConfigText(plan: AgentPlan, sandboxes: PlannedSandboxes): string {
+  return goPrettyJson(sandboxManagerConfig(plan, sandboxes));
+}
+
+/** The ConfigMap's file: the text and a newline. */
 export function sandboxManagerConfigJson(plan: AgentPlan, sandboxes: PlannedSandboxes): string {
-  return `${JSON.stringify(sandboxManagerConfig(plan, sandboxes), null, 2)}\n`;
+  return `${sandboxManagerConfigText(plan, sandboxes)}\n`;
+}
+
+/**
+ * The manager pod's `toolyard.dev/config-hash`: the first 8 hex digits of the SHA-1 of the config text, what a
+ * chart computes with `include "<chart>.sandboxManagerConfig" $ | sha1sum | trunc 8` (as the broker's).
+ */
+export function sandboxManagerConfigHash(plan: AgentPlan, sandboxes: PlannedSandboxes): string {
+  return brokerConfigHash(sandboxManagerConfigText(plan, sandboxes));
 }

@@ -69,6 +69,8 @@ export interface PlannedSandboxes {
     readonly cpuMillis: number;
     readonly memoryBytes: number;
   };
+  /** The quota's cpu and memory as the spec writes them (a chart's default values); "" when unset. */
+  readonly quotaQuantities: { readonly cpu: string; readonly memory: string };
   readonly templates: readonly PlannedSandboxTemplate[];
   /** Largest `limits.maxTimeoutSeconds` of the templates: backends' tool timeout for the manager. */
   readonly maxTimeoutSeconds: number;
@@ -241,6 +243,7 @@ export function planSandboxes(
       cpuMillis: quota.cpu ? Math.round(quantityValue(quota.cpu) * 1000) : 0,
       memoryBytes: quota.memory ? Math.round(quantityValue(quota.memory)) : 0,
     },
+    quotaQuantities: { cpu: quota.cpu ?? '', memory: quota.memory ?? '' },
     templates,
     maxTimeoutSeconds: Math.max(...templates.map((t) => t.toolchain.limits.maxTimeoutSeconds)),
   };

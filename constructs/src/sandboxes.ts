@@ -27,7 +27,7 @@ import { contentHash, resourceRequirements, serverProbes, tokenFile } from './co
 import { PATHS } from './defaults.ts';
 import type { AgentPlan } from './plan.ts';
 import type { PolicyRule } from './rbac-presets.ts';
-import { sandboxManagerConfigJson } from './sandbox-manager-config.ts';
+import { sandboxManagerConfigHash, sandboxManagerConfigJson } from './sandbox-manager-config.ts';
 import { DEFAULT_SANDBOX_MANAGER_RESOURCES, type PlannedSandboxes } from './sandbox-plan.ts';
 import { sandboxPodSpec, sandboxServerConfigJson, sandboxWorkspaceClaimSpec } from './sandbox-pod.ts';
 import { pullSecrets, restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
@@ -194,7 +194,10 @@ export class Sandboxes extends Construct {
         template: {
           metadata: {
             labels: managerLabels,
-            annotations: { ...plan.annotations, [CONFIG_HASH_ANNOTATION]: contentHash([this.configJson]) },
+            annotations: {
+              ...plan.annotations,
+              [CONFIG_HASH_ANNOTATION]: sandboxManagerConfigHash(plan, sandboxes),
+            },
           },
           spec: {
             serviceAccountName: sandboxes.objectName,

@@ -1,16 +1,16 @@
 /**
  * `spec.sandboxes` through the CLI (docs/sandboxes.md): `toolyard explain` shows the sandbox manager's pod with its
  * ServiceAccount token and its egress (the API server and the sandbox pods, no DNS), and each template's sandbox
- * pods with no token but the bootstrap one; `toolyard chart` refuses such an agent, naming it and saying what to
- * do instead (a chart would rename the objects the manager's config names). The control: the same agent without
- * sandboxes gets its chart.
+ * pods with no token but the bootstrap one; `toolyard chart` writes its chart, with the manager's config built from
+ * values and the quota and each template's lifecycle as values (test/chart/sandboxes.test.ts renders it with real
+ * Helm). The control: the same agent without sandboxes gets its chart too.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { main } from '../../cli/src/main.ts';
 import { captureIo } from './capture-io.ts';
 
@@ -90,10 +90,40 @@ describe('spec.sandboxes through the CLI', () => {
     assert.match(text, /analyst-sandbox: no token mounted\n\s+can do: nothing in the Kubernetes API/);
   });
 
-  it('chart refuses an agent with sandboxes, naming it and what to do instead', async () => {
-    const result = await run('chart', withSandboxes, '-o', join(temp, 'charts-with'));
-    assert.equal(result.code, 1);
-    assert.match(result.stderr, /analyst: spec\.sandboxes has no chart yet: deploy it with toolyard synth/);
+  it('chart writes a chart for an agent with sandboxes: the manager, its config from values, the template and pool', async () => {
+    const out = join(temp, 'charts-with');
+    const result = await run('chart', withSandboxes, '-o', out);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /wrote .*analyst\//);
+    const chart = join(out, 'analyst');
+    for (const file of [
+      'templates/_sandboxes.tpl',
+      'templates/sandboxes-configmap.yaml',
+      'templates/sandboxes-deployment.yaml',
+      'templates/sandboxes-role.yaml',
+      'templates/sandboxes-networkpolicy.yaml',
+      'templates/sandbox-python-sandboxtemplate.yaml',
+      'templates/sandbox-python-sandboxwarmpool.yaml',
+    ])
+      assert.ok(existsSync(join(chart, file)), `${file} in the chart`);
+    const values = parse(readFileSync(join(chart, 'values.yaml'), 'utf8')) as {
+      sandboxes: { quota: Record<string, unknown>; templates: Record<string, Record<string, unknown>> };
+    };
+    assert.deepEqual(values.sandboxes.quota, { maxSandboxes: 10, maxSessions: 100, cpu: '', memory: '' });
+    assert.deepEqual(values.sandboxes.templates['python'], {
+      warmPool: { replicas: 1 },
+      idleTimeoutMinutes: 15,
+      retentionHours: 24,
+    });
+  });
+
+  it('site offers the chart of an agent with sandboxes for download, in the chart repository index', async () => {
+    const out = join(temp, 'site');
+    const result = await run('site', withSandboxes, '-o', out);
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(existsSync(join(out, 'charts', 'analyst-0.1.0.tgz')));
+    assert.match(readFileSync(join(out, 'charts', 'index.yaml'), 'utf8'), /analyst-0\.1\.0\.tgz/);
+    assert.match(readFileSync(join(out, 'agents', 'analyst', 'index.html'), 'utf8'), /analyst-0\.1\.0\.tgz/);
   });
 
   it('control: the same agent without sandboxes gets its chart', async () => {

@@ -77,14 +77,6 @@ export async function chartCommand(argv: readonly string[], io: Io): Promise<num
   }
   const rendered = await renderSpecs(positionals, io);
   if (!rendered) return 1;
-  const withSandboxes = rendered.filter((r) => r.rendered.plan.sandboxes);
-  if (withSandboxes.length > 0) {
-    for (const { rendered: result } of withSandboxes)
-      io.stderr(
-        `${result.plan.name}: spec.sandboxes has no chart yet: deploy it with toolyard synth (docs/sandboxes.md)`,
-      );
-    return 1;
-  }
   const outputs: OutputFile[] = [];
   const index: IndexEntry[] = [];
   const archives: string[] = [];

@@ -62,8 +62,7 @@ export function shownPathsBase(files: readonly string[], cwd: string): string {
 export interface AgentSiteFiles {
   readonly files: readonly OutputFile[];
   readonly agent: FleetAgent;
-  /** Absent for an agent without a chart (spec.sandboxes has none yet: docs/sandboxes.md). */
-  readonly index?: IndexEntry;
+  readonly index: IndexEntry;
   /** Its egress by host and its holders of model keys and gateway tokens (the by-host page). */
   readonly reach: AgentReach;
 }
@@ -71,8 +70,8 @@ export interface AgentSiteFiles {
 export function agentSiteFiles(file: string, result: RenderResult, options: SiteOptions): AgentSiteFiles {
   const report = explainAgent(result.plan);
   const agent = fleetAgent(shownName(file, options.relativeTo), result, { report, objectJson: false });
-  const chart = result.plan.sandboxes ? undefined : generateChart(result, { version: options.chartVersion });
-  const packaged = chart ? packageChart(chart, options.epoch) : undefined;
+  const chart = generateChart(result, { version: options.chartVersion });
+  const packaged = packageChart(chart, options.epoch);
   const manifests = toYamlDocuments(result.objects);
   const manifestsFile = `${agent.name}.k8s.yaml`;
   const dir = agentPage(agent.name);
@@ -83,28 +82,24 @@ export function agentSiteFiles(file: string, result: RenderResult, options: Site
       report,
       manifests,
       manifestsFile,
-      ...(packaged ? { chartFile: packaged.fileName } : {}),
+      chartFile: packaged.fileName,
       clientConfigs: mcpClientConfigFiles(result.plan),
     },
     options.title,
   );
   return {
     files: [
-      ...(packaged ? [{ path: `charts/${packaged.fileName}`, content: packaged.archive }] : []),
+      { path: `charts/${packaged.fileName}`, content: packaged.archive },
       { path: `${dir}${manifestsFile}`, content: manifests },
       { path: `${dir}index.html`, content: page },
     ],
     agent,
     reach: agentReach(result.plan),
-    ...(chart && packaged
-      ? {
-          index: {
-            chartYaml: parse(chart.files.get('Chart.yaml')!) as Record<string, unknown>,
-            fileName: packaged.fileName,
-            digest: packaged.digest,
-          },
-        }
-      : {}),
+    index: {
+      chartYaml: parse(chart.files.get('Chart.yaml')!) as Record<string, unknown>,
+      fileName: packaged.fileName,
+      digest: packaged.digest,
+    },
   };
 }
 
@@ -130,7 +125,7 @@ export function fleetSiteFiles(shares: readonly AgentSiteFiles[], options: SiteO
     {
       path: 'charts/index.yaml',
       content: indexYaml(
-        sorted.flatMap((s) => (s.index ? [s.index] : [])),
+        sorted.map((s) => s.index),
         options.epoch,
         options.chartUrl,
       ),

@@ -174,8 +174,7 @@ export interface AgentPageInput {
   readonly report: ExplainReport;
   readonly manifests: string;
   readonly manifestsFile: string;
-  /** Absent when the agent has no chart (spec.sandboxes). */
-  readonly chartFile?: string;
+  readonly chartFile: string;
   readonly clientConfigs: readonly McpClientConfigFile[];
 }
 
@@ -189,7 +188,7 @@ export function agentPageHtml(input: AgentPageInput, site: string): string {
 <dt>Spec</dt><dd><code>${a.file}</code></dd>
 <dt>Labels</dt><dd>${tags(labelsOf(a))}</dd>
 ${a.brokerTokensSecret ? html`<dt>Egress by name</dt><dd><a href="../../hosts/?q=${encodeURIComponent(`${a.namespace}/${a.name}`)}">the hosts its containers reach, across the fleet</a></dd>` : ''}
-<dt>Downloads</dt><dd><a href="${input.manifestsFile}" download>${input.manifestsFile}</a> (rendered manifests)${input.chartFile ? html` · <a href="../../charts/${input.chartFile}" download>${input.chartFile}</a> (Helm chart)` : ' · no Helm chart (spec.sandboxes has none yet)'}</dd>
+<dt>Downloads</dt><dd><a href="${input.manifestsFile}" download>${input.manifestsFile}</a> (rendered manifests) · <a href="../../charts/${input.chartFile}" download>${input.chartFile}</a> (Helm chart)</dd>
 </dl>
 ${
   a.warnings.length > 0
