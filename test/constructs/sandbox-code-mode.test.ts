@@ -13,7 +13,7 @@ import { parseSandboxManagerConfig } from '../../toolchain-server/sandbox-manage
 import { sandboxToolsFor } from '../../toolchain-server/sandbox-manager/tools.ts';
 import { parseToolchainServerConfig } from '../../toolchain-server/src/config.ts';
 
-function agent(templates: SandboxTemplate[]): ToolyardAgent {
+function agent(templates: [SandboxTemplate, ...SandboxTemplate[]]): ToolyardAgent {
   return {
     apiVersion: 'toolyard.dev/v1alpha1',
     kind: 'Agent',
@@ -114,7 +114,7 @@ describe('code mode in sandboxes: rendered', () => {
 });
 
 describe('code mode in sandboxes: validation', () => {
-  const problems = (templates: SandboxTemplate[]) => {
+  const problems = (templates: [SandboxTemplate, ...SandboxTemplate[]]) => {
     const result = checkAgentDocument(agent(templates));
     return result.ok ? [] : result.problems;
   };
