@@ -13,6 +13,13 @@ const IMAGES_WITHOUT_PYTHON = ['toolchain-node', 'toolchain-rust', 'toolchain-se
   (name) => `${TOOLYARD_IMAGE_PREFIX}/${name}`,
 );
 
+/** Whether `reference` is one of toolyard's own images without python3. */
+export function imageLacksPython(reference: string): boolean {
+  return IMAGES_WITHOUT_PYTHON.some(
+    (image) => reference.startsWith(`${image}:`) || reference.startsWith(`${image}@`),
+  );
+}
+
 export function checkCodeMode(plan: AgentPlan, confinement: readonly (string | undefined)[]): SpecProblem[] {
   const problems: SpecProblem[] = [];
   const toolchainNames = plan.toolchains.map((t) => t.name);
@@ -33,12 +40,7 @@ export function checkCodeMode(plan: AgentPlan, confinement: readonly (string | u
         message: `toolchain "${t.name}" has code mode, which runs only under kernel confinement`,
         hint: 'remove limits.confinement: off (best-effort confines where the node offers Landlock; required refuses to start without it)',
       });
-    if (
-      codeMode.languages.includes('python') &&
-      IMAGES_WITHOUT_PYTHON.some(
-        (image) => t.image.reference.startsWith(`${image}:`) || t.image.reference.startsWith(`${image}@`),
-      )
-    )
+    if (codeMode.languages.includes('python') && imageLacksPython(t.image.reference))
       problems.push({
         path: `${base}/languages`,
         message: `toolchain "${t.name}" runs ${t.image.reference}, which has no python3: it cannot run Python programs`,

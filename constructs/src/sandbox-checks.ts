@@ -3,9 +3,11 @@
  * the broker), the two tokens kept apart, a quota some sandbox can start under, a warm pool only where the
  * provider has one, paths the pod reserves, and derived names that fit and do not collide with a gateway's.
  */
+import { closestMatch } from '../../schema/src/suggest.ts';
 import type { SpecProblem } from '../../schema/src/validator.ts';
 import { checkEgress } from './broker-checks.ts';
-import { PATHS } from './defaults.ts';
+import { imageLacksPython } from './code-mode-checks.ts';
+import { PATHS, TOOLYARD_IMAGE_PREFIX } from './defaults.ts';
 import type { AgentPlan } from './plan.ts';
 import type { PlannedSandboxes } from './sandbox-plan.ts';
 
@@ -28,6 +30,7 @@ export function checkSandboxes(plan: AgentPlan): SpecProblem[] {
   if (!sandboxes) return [];
   return [
     ...checkTemplates(plan, sandboxes),
+    ...checkCodeMode(plan, sandboxes),
     ...checkTokens(sandboxes),
     ...checkQuota(sandboxes),
     ...checkNames(plan, sandboxes),
@@ -90,6 +93,49 @@ function checkTemplates(plan: AgentPlan, sandboxes: PlannedSandboxes): SpecProbl
         hint: 'set broker.enabled: true (the default), or egress: none',
       });
     problems.push(...checkEgress(plan, egress, `${path}/network/egress`, `sandbox template ${t.name}`));
+  });
+  return problems;
+}
+
+/**
+ * `tools.codeMode` of a template (docs/code-mode.md#in-sandboxes): kernel confinement, an interpreter the image has,
+ * and servers that are the template itself — a sandbox holds no credential of any other server, and its
+ * NetworkPolicy reaches none, so its programs call the sandbox's own tools alone.
+ */
+function checkCodeMode(plan: AgentPlan, sandboxes: PlannedSandboxes): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  sandboxes.templates.forEach((t, i) => {
+    const codeMode = t.toolchain.codeMode;
+    if (!codeMode) return;
+    const path = `${BASE}/templates/${i}`;
+    if ((t.toolchain.limits as { confinement?: string }).confinement === 'off')
+      problems.push({
+        path: `${path}/limits/confinement`,
+        message: `sandbox template "${t.name}" has code mode, which runs only under kernel confinement`,
+        hint: 'remove limits.confinement: off (best-effort confines where the node offers Landlock; required refuses to start without it)',
+      });
+    if (codeMode.languages.includes('python') && imageLacksPython(t.toolchain.image.reference))
+      problems.push({
+        path: `${path}/tools/codeMode/languages`,
+        message: `sandbox template "${t.name}" runs ${t.toolchain.image.reference}, which has no python3: it cannot run Python programs`,
+        hint: `use an image with Python (${TOOLYARD_IMAGE_PREFIX}/toolchain-go-python) or only node, which every sandbox has (it runs the server)`,
+      });
+    codeMode.requested.forEach((name, j) => {
+      if (name === t.name) return;
+      const known = [
+        ...plan.toolchains.map((c) => c.name),
+        ...plan.gateways.map((g) => g.name),
+        ...sandboxes.templates.map((s) => s.name),
+      ];
+      const guess = known.includes(name) ? undefined : closestMatch(name, [t.name]);
+      problems.push({
+        path: `${path}/tools/codeMode/servers/${j}`,
+        message: known.includes(name)
+          ? `sandbox template "${t.name}" cannot give its programs "${name}": a sandbox holds no credential of another server, and its NetworkPolicy reaches none`
+          : `"${name}" is not this sandbox template${guess ? ` (did you mean "${guess}"?)` : ''}: a sandbox's programs call the sandbox's own tools alone`,
+        hint: `list only "${t.name}" (the sandbox's own tools: exec_allowed, presets and its file tools), or call ${name} from a toolchain's code mode`,
+      });
+    });
   });
   return problems;
 }

@@ -42,6 +42,7 @@ export function sandboxManagerConfig(
       idleTimeoutSeconds: t.idleTimeoutSeconds,
       retentionSeconds: t.retentionSeconds,
       maxTimeoutSeconds: t.toolchain.limits.maxTimeoutSeconds,
+      ...(t.toolchain.codeMode ? { codeMode: { languages: [...t.toolchain.codeMode.languages] } } : {}),
       maxUploadBytes: t.maxUploadBytes,
       maxDownloadBytes: t.maxDownloadBytes,
       ...(kubernetes

@@ -7,6 +7,7 @@
 import type { Sandboxes, SandboxTemplate } from '../../schema/src/types.generated.ts';
 import { PACKAGE_VERSION } from '../../toolchain-server/src/package-version.generated.ts';
 import { planNamedEgress } from './broker-plan.ts';
+import { planCodeMode } from './code-mode-plan.ts';
 import * as D from './defaults.ts';
 import { type AgentNames, LABEL, type Labels } from './names.ts';
 import { planImage } from './plan-image.ts';
@@ -182,6 +183,12 @@ function planTemplate(
     resources: template.resources ?? structuredClone(DEFAULT_SANDBOX_RESOURCES),
     configMapName: objectName,
   };
+  // Code mode in a sandbox (docs/code-mode.md#in-sandboxes): its programs call the sandbox's own tools, in process;
+  // a sandbox holds no credential of any other server, so nothing else resolves (the checks name what was asked).
+  const codeMode = template.tools?.codeMode;
+  const planned: PlannedToolchain = codeMode
+    ? { ...toolchain, codeMode: planCodeMode(codeMode, toolchain, [toolchain], []) }
+    : toolchain;
   const maxUploadBytes = template.files?.maxUploadBytes ?? DEFAULT_SANDBOX_FILE_BYTES;
   const maxDownloadBytes = template.files?.maxDownloadBytes ?? DEFAULT_SANDBOX_FILE_BYTES;
   return {
@@ -190,7 +197,7 @@ function planTemplate(
     component,
     selector: names.selector(component),
     serverHost: objectName,
-    toolchain,
+    toolchain: planned,
     mountPath: workspace.mountPath ?? DEFAULT_SANDBOX_WORKSPACE.mountPath,
     storage: workspace.storage ?? DEFAULT_SANDBOX_WORKSPACE.storage,
     ...(workspace.storageClassName ? { storageClassName: workspace.storageClassName } : {}),

@@ -457,7 +457,7 @@ export interface ToolchainTools {
   codeMode?: CodeMode;
 }
 /**
- * Code mode (docs/code-mode.md): a `run_code` tool that runs a short Python or JavaScript/TypeScript program in a fresh confined process with no network at all (the workspace read-only, writes only to `outputs/` and a scratch HOME, memory, process and time limits). The program calls the MCP tools of `servers` as `mcp_<server>.<tool>(args)` through the toolchain server, which holds their credentials (the program never sees a token), checks the allowlist, bounds and audits every call. The tool's description stays the same size however many servers there are: programs find tools with `list_servers()`, `list_tools()`, `query_tool_docs()` and `search_tool_docs()`. Needs kernel confinement (`limits.confinement` not `off`) and a sidecar toolchain.
+ * Code mode (docs/code-mode.md): a `run_code` tool that runs a short Python or JavaScript/TypeScript program in a fresh confined process with no network at all (the workspace read-only, writes only to `outputs/` and a scratch HOME, memory, process and time limits). The program calls the MCP tools of `servers` as `mcp_<server>.<tool>(args)` through the toolchain server, which holds their credentials (the program never sees a token), checks the allowlist, bounds and audits every call. The tool's description stays the same size however many servers there are: programs find tools with `list_servers()`, `list_tools()`, `query_tool_docs()` and `search_tool_docs()`. Needs kernel confinement (`limits.confinement` not `off`) and a sidecar toolchain, or a sandbox template (`spec.sandboxes.templates[].tools.codeMode`), whose programs run in the session's sandbox and are offered by the sandbox manager as `sandbox_run_code`.
  *
  * This interface was referenced by `ToolyardAgent`'s JSON-Schema
  * via the `definition` "CodeMode".
@@ -470,7 +470,7 @@ export interface CodeMode {
    */
   languages: ['python' | 'node', ...('python' | 'node')[]];
   /**
-   * The MCP servers programs may call, by toolchain or gateway name (this toolchain itself included): `mcp_<name>` with dashes as underscores. A gateway is called through its broker route with this toolchain's broker token, or at its Service with its own token mounted into this toolchain only; a toolchain at its MCP endpoint with its token. Gateways with `preApproved: false` cannot be listed: a program cannot ask for an approval.
+   * The MCP servers programs may call, by toolchain or gateway name (this toolchain itself included): `mcp_<name>` with dashes as underscores. A gateway is called through its broker route with this toolchain's broker token, or at its Service with its own token mounted into this toolchain only; a toolchain at its MCP endpoint with its token. Gateways with `preApproved: false` cannot be listed: a program cannot ask for an approval. In a sandbox template only the template's own name may be listed (its programs then call the sandbox's own tools): a sandbox holds no credential of any other server.
    */
   servers?: DnsLabel[];
   /**
@@ -1001,6 +1001,7 @@ export interface SandboxTools {
    * Binaries `sandbox_exec` may run, resolved when the server starts. Bare names only.
    */
   allowedCommands?: string[];
+  codeMode?: CodeMode;
 }
 /**
  * Fixed environment variables of the sandbox container.

@@ -13,9 +13,26 @@ import type { SandboxRecord } from '../../toolchain-server/sandbox-manager/recor
 import { toolchainServerConfigSchema } from '../../toolchain-server/src/config.ts';
 import { buildServer } from '../../toolchain-server/src/http.ts';
 
+/** A running sandbox server, however it was started. */
+export interface RunningServer {
+  close(): Promise<unknown>;
+}
+
+/**
+ * Starts a sandbox server from its config (already listening on its address when it resolves). Default: in this
+ * process; code mode's end-to-end test starts a real server process as the pod uid instead.
+ */
+export type SandboxLauncher = (config: Record<string, unknown>) => Promise<RunningServer>;
+
+export interface FakeProviderOptions {
+  /** Fields merged into every sandbox server's config (as a rendered template's config has them: codeMode, limits). */
+  readonly config?: Record<string, unknown>;
+  readonly launch?: SandboxLauncher;
+}
+
 interface Entry {
   record: SandboxRecord;
-  server?: FastifyInstance;
+  server?: RunningServer;
   address: string;
   workspace: string;
   /** The Host the manager sends (the template's `serverHost`). */
@@ -30,6 +47,7 @@ export class FakeProvider implements SandboxProvider {
   private readonly bootstrapFile: string;
   private readonly port: number;
   private readonly tools: { mode: 'exec'; allowedCommands: string[] };
+  private readonly options: FakeProviderOptions;
 
   /** `tools`: the sandbox servers' tools, as a rendered template's server config has them (default: a shell). */
   constructor(
@@ -40,7 +58,9 @@ export class FakeProvider implements SandboxProvider {
       mode: 'exec',
       allowedCommands: ['cat', 'ls', 'sh', 'sleep'],
     },
+    options: FakeProviderOptions = {},
   ) {
+    this.options = options;
     this.dir = dir;
     this.bootstrapFile = bootstrapFile;
     this.port = port;
@@ -59,16 +79,25 @@ export class FakeProvider implements SandboxProvider {
   }
 
   private async run(entry: Entry): Promise<void> {
-    const config = toolchainServerConfigSchema.parse({
+    const raw = {
       name: 'sandbox',
       listen: { host: entry.address, port: this.port, allowedHosts: [entry.serverHost] },
       workspaceRoots: [entry.workspace],
       tools: this.tools,
       env: { passthrough: ['PATH'] },
       sandbox: { bootstrapTokenFile: this.bootstrapFile, maxFileBytes: 4096 },
-    });
-    entry.server = buildServer({ config, env: { PATH: process.env.PATH }, log: () => {} });
-    await entry.server.listen({ host: entry.address, port: this.port });
+      ...this.options.config,
+    };
+    if (this.options.launch) entry.server = await this.options.launch(raw);
+    else {
+      const server: FastifyInstance = buildServer({
+        config: toolchainServerConfigSchema.parse(raw),
+        env: { PATH: process.env.PATH },
+        log: () => {},
+      });
+      await server.listen({ host: entry.address, port: this.port });
+      entry.server = server;
+    }
     const instance = `${entry.record.name}/${Date.now()}-${Math.random()}`;
     entry.record = {
       ...entry.record,

@@ -11,6 +11,7 @@
  * Kept free of Node APIs so the renderer can bundle it for the browser.
  */
 import { z } from 'zod';
+import { CODE_MODE_LANGUAGES } from '../src/config.ts';
 import { SANDBOX_MANAGER_CONFIG_FILE, SANDBOX_MANAGER_PATHS } from './constants.ts';
 
 export { SANDBOX_MANAGER_CONFIG_FILE, SANDBOX_MANAGER_PATHS };
@@ -50,6 +51,14 @@ export const sandboxTemplateConfigSchema = z
     retentionSeconds: z.number().int().min(0),
     /** Largest timeout a caller may give `sandbox_exec` (the server's `limits.maxTimeoutSeconds`). */
     maxTimeoutSeconds: z.number().int().min(1),
+    /**
+     * Code mode (docs/code-mode.md#in-sandboxes): the languages of the sandbox server's `run_code`, which the
+     * manager offers as `sandbox_run_code`; absent, the template has no code mode and the tool is refused for it.
+     */
+    codeMode: z
+      .object({ languages: z.array(z.enum(CODE_MODE_LANGUAGES)).min(1) })
+      .strict()
+      .optional(),
     /** File transfers through the manager, each way. */
     maxUploadBytes: z.number().int().min(1),
     maxDownloadBytes: z.number().int().min(1),

@@ -21,6 +21,8 @@ export const SANDBOX_ERROR_CODES = {
   TOOLYARD_SANDBOX_PATH_REFUSED:
     'A file path is empty, absolute, leaves the workspace (..) or holds a NUL byte.',
   TOOLYARD_SANDBOX_FILE_TOO_LARGE: 'An upload or download is above the template’s file transfer limit.',
+  TOOLYARD_SANDBOX_NO_CODE_MODE:
+    'The session’s sandbox template has no code mode (tools.codeMode), or not in the language asked for.',
   TOOLYARD_SANDBOX_TIMEOUT_EXCEEDS_MAX:
     'The requested timeout is above the template’s limits.maxTimeoutSeconds.',
 } as const;

@@ -333,6 +333,63 @@ export class SandboxManager {
     });
   }
 
+  /**
+   * Runs a program in the session's sandbox through its server's `run_code` (docs/code-mode.md#in-sandboxes): the
+   * same confined child, limits, audit and results as a toolchain's code mode; the timeout is checked here as for
+   * `exec`, and a template without code mode (or without the language) is refused before anything is sent.
+   */
+  runCode(
+    sessionKey: string,
+    input: { language: string; code: string; timeoutSeconds?: number; cwd?: string },
+  ): Promise<ToolAnswer> {
+    this.checkSessionKey(sessionKey);
+    const refuse = (template: SandboxTemplateConfig): SandboxError | undefined => {
+      const languages = template.codeMode?.languages;
+      if (!languages)
+        return new SandboxError(
+          'TOOLYARD_SANDBOX_NO_CODE_MODE',
+          `template "${template.name}" has no code mode`,
+          `use sandbox_exec, or a template with tools.codeMode (${this.config.templates
+            .filter((t) => t.codeMode)
+            .map((t) => t.name)
+            .join(', ')})`,
+        );
+      const needs = input.language === 'python' ? 'python' : 'node';
+      if (!languages.includes(needs))
+        return new SandboxError(
+          'TOOLYARD_SANDBOX_NO_CODE_MODE',
+          `template "${template.name}" runs ${languages.join(' and ')} programs, not ${input.language}`,
+          `write the program in ${languages.map((l) => (l === 'node' ? 'javascript or typescript' : l)).join(' or ')}`,
+        );
+      return undefined;
+    };
+    const known = this.provider.record(sessionObjectName(this.config.agent, sessionKey));
+    const early = known ? this.config.templates.find((t) => t.name === known.template) : undefined;
+    const refusal = early && refuse(early);
+    if (refusal) return Promise.reject(refusal);
+    return this.withSandbox(sessionKey, async (call, _record, template) => {
+      const refused = refuse(template);
+      if (refused) throw refused;
+      const timeout = input.timeoutSeconds ?? Math.min(300, template.maxTimeoutSeconds);
+      if (timeout > template.maxTimeoutSeconds)
+        throw new SandboxError(
+          'TOOLYARD_SANDBOX_TIMEOUT_EXCEEDS_MAX',
+          `timeoutSeconds ${timeout} is above the template's maximum`,
+          `at most ${template.maxTimeoutSeconds} seconds`,
+        );
+      return call(
+        'run_code',
+        {
+          language: input.language,
+          code: input.code,
+          timeoutSeconds: timeout,
+          ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
+        },
+        AbortSignal.timeout((timeout + 30) * 1000),
+      );
+    });
+  }
+
   upload(sessionKey: string, path: string, content: Buffer): Promise<ToolAnswer> {
     const checked = checkWorkspacePath(path);
     return this.withSandbox(sessionKey, async (call, _record, template) => {

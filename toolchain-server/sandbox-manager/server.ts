@@ -32,7 +32,7 @@ import { inClusterServer, KubeClient } from './kube-client.ts';
 import { KubernetesProvider } from './kubernetes-provider.ts';
 import { SandboxManager } from './manager.ts';
 import type { SandboxProvider } from './provider.ts';
-import { SANDBOX_TOOLS, SandboxTools } from './tools.ts';
+import { SandboxTools, sandboxToolsFor } from './tools.ts';
 
 export interface BuildSandboxManagerOptions {
   readonly log?: LogSink;
@@ -107,6 +107,7 @@ export function buildSandboxManager(
   const hostnames = allowedHostnames(config.listen.host, config.listen.allowedHosts);
   const sessions = new SessionRegistry(256, 60 * 60 * 1000);
   const maxUpload = Math.max(...config.templates.map((t) => t.maxUploadBytes));
+  const offered = sandboxToolsFor(config);
 
   const createServer = (): Server => {
     const server = new Server(
@@ -116,14 +117,20 @@ export function buildSandboxManager(
         instructions:
           `Sandboxes of agent "${config.agent}": an isolated computer per session key, with a persistent workspace ` +
           '(create or reuse with sandbox_create, then sandbox_exec, sandbox_upload, sandbox_download; artifacts under outputs/). ' +
-          `Templates: ${config.templates.map((t) => t.name).join(', ')}.`,
+          `Templates: ${config.templates.map((t) => t.name).join(', ')}.` +
+          (offered.some((t) => t.name === 'sandbox_run_code')
+            ? ` Programs (sandbox_run_code) run in: ${config.templates
+                .filter((t) => t.codeMode)
+                .map((t) => t.name)
+                .join(', ')}.`
+            : ''),
         jsonSchemaValidator: noElicitationValidator,
       },
     );
-    const listed = { tools: SANDBOX_TOOLS as unknown as Tool[] };
+    const listed = { tools: offered as unknown as Tool[] };
     server.setRequestHandler('tools/list', () => listed);
     server.setRequestHandler('tools/call', async (request) => {
-      if (!SANDBOX_TOOLS.some((t) => t.name === request.params.name))
+      if (!offered.some((t) => t.name === request.params.name))
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
       return (await tools.call(request.params.name, request.params.arguments)) as never;
     });

@@ -6,7 +6,9 @@
 import { z } from 'zod';
 import type { LogSink } from '../kit/audit-sink.ts';
 import { writeAudit } from '../kit/audit-sink.ts';
+import { RUN_LANGUAGES } from '../src/code-mode/run-code.ts';
 import { toJsonSchema } from '../src/tools/types.ts';
+import type { SandboxManagerConfig } from './config.ts';
 import { SandboxError } from './errors.ts';
 import type { SandboxManager, SandboxView, ToolAnswer } from './manager.ts';
 import { sessionHash, sessionObjectName } from './records.ts';
@@ -45,6 +47,27 @@ const inputs = {
         .record(z.string(), z.string())
         .optional()
         .describe('Extra environment variables (an allowlist applies).'),
+    })
+    .strict(),
+  sandbox_run_code: z
+    .object({
+      sessionKey,
+      language: z
+        .enum(RUN_LANGUAGES)
+        .describe('python, javascript or typescript (types stripped), as the template allows.'),
+      code: z
+        .string()
+        .min(1)
+        .describe(
+          "The program. Its last expression (Python) or default export (JS/TS) is the return value; files it writes under outputs/ are listed. With the template itself in codeMode.servers, it calls the sandbox's own tools as mcp_<template>.<tool>(args).",
+        ),
+      timeoutSeconds: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe('Timeout of the run (default 300); every process of the run is killed at it.'),
+      cwd: z.string().max(4096).optional().describe('Working directory, relative to the workspace root.'),
     })
     .strict(),
   sandbox_upload: z
@@ -88,6 +111,10 @@ const DESCRIPTIONS: Record<SandboxToolName, [string, string]> = {
     'Run a command in a sandbox',
     "Runs an allowed command (argv, no shell) in the session's sandbox under the template's policy, confinement and audit; returns exit code, stdout and stderr tails. Write artifacts under outputs/.",
   ],
+  sandbox_run_code: [
+    'Run a program in a sandbox',
+    "Runs a short Python or JavaScript/TypeScript program in the session's sandbox (templates with code mode), in a fresh confined process with no network: the workspace read-only but outputs/, memory, process and time limits. Returns stdout, stderr, the return value, the files written to outputs/ and the tool calls the program made (the sandbox's own tools, as mcp_<template>.<tool>(args), when the template allows them).",
+  ],
   sandbox_upload: ['Upload a file to a sandbox', "Writes a file into the session's sandbox workspace."],
   sandbox_download: [
     'Download a file from a sandbox',
@@ -130,6 +157,15 @@ export const SANDBOX_TOOLS: readonly ListedSandboxTool[] = (Object.keys(inputs) 
   },
 );
 
+/** The tools a manager of `config` lists: `sandbox_run_code` only when some template has code mode. */
+export function sandboxToolsFor(
+  config: Pick<SandboxManagerConfig, 'templates'>,
+): readonly ListedSandboxTool[] {
+  return config.templates.some((t) => t.codeMode)
+    ? SANDBOX_TOOLS
+    : SANDBOX_TOOLS.filter((t) => t.name !== 'sandbox_run_code');
+}
+
 /** The manager's audit line, field by field (docs/sandboxes.md lists them; a test keeps the two in sync). */
 export const SANDBOX_AUDIT_FIELDS = {
   event: 'Always "sandbox-audit".',
@@ -152,6 +188,7 @@ const DENIED = new Set([
   'TOOLYARD_SANDBOX_FILE_TOO_LARGE',
   'TOOLYARD_SANDBOX_TIMEOUT_EXCEEDS_MAX',
   'TOOLYARD_SANDBOX_TEMPLATE_MISMATCH',
+  'TOOLYARD_SANDBOX_NO_CODE_MODE',
 ]);
 
 function json(value: unknown, text: string): ToolAnswer {
@@ -249,6 +286,11 @@ export class SandboxTools {
       }
       case 'sandbox_exec': {
         const answer = await m.exec(key, input as never);
+        record.state = 'running';
+        return answer;
+      }
+      case 'sandbox_run_code': {
+        const answer = await m.runCode(key, input as never);
         record.state = 'running';
         return answer;
       }
