@@ -70,12 +70,18 @@ describe('validateKubeObject', () => {
       metadata: { name: 'reviewer-metrics', namespace: 'agents' },
       spec: { selector: { matchLabels: { app: 'reviewer' } }, endpoints: [endpoint] },
     });
-    assert.deepEqual(validateKubeObject(monitor({ port: 'health-9701', path: '/metrics', interval: '30s' })), []);
-    assert.deepEqual(validateKubeObject(monitor({ port: 'Health_9701', path: 'metrics', interval: '30 s' })), [
-      'ServiceMonitor/reviewer-metrics: /spec/endpoints/0/port: must be a Service port name',
-      'ServiceMonitor/reviewer-metrics: /spec/endpoints/0/path: must be an absolute path',
-      'ServiceMonitor/reviewer-metrics: /spec/endpoints/0/interval: must be a Prometheus duration',
-    ]);
+    assert.deepEqual(
+      validateKubeObject(monitor({ port: 'health-9701', path: '/metrics', interval: '30s' })),
+      [],
+    );
+    assert.deepEqual(
+      validateKubeObject(monitor({ port: 'Health_9701', path: 'metrics', interval: '30 s' })),
+      [
+        'ServiceMonitor/reviewer-metrics: /spec/endpoints/0/port: must be a Service port name',
+        'ServiceMonitor/reviewer-metrics: /spec/endpoints/0/path: must be an absolute path',
+        'ServiceMonitor/reviewer-metrics: /spec/endpoints/0/interval: must be a Prometheus duration',
+      ],
+    );
   });
 
   it('rejects objects without name or namespace', () => {
