@@ -68,7 +68,13 @@ test('YAML fragments of a spec in the guides validate against the schema', () =>
     // A fragment that brings its own toolchains leaves the example's caches without users: drop them.
     const workspace = base.spec['workspace'] as Record<string, unknown> | undefined;
     const ownCaches = replaced['toolchains'] && workspace ? { workspace: { ...workspace, caches: [] } } : {};
-    const spec = { ...base, spec: { ...base.spec, ...ownCaches, ...replaced } };
+    // One that brings its own backends leaves the example's model pricing for backends it no longer has.
+    const observability = base.spec['observability'] as { metrics?: Record<string, unknown> } | undefined;
+    const ownPricing =
+      replaced['backends'] && observability?.metrics
+        ? { observability: { ...observability, metrics: { ...observability.metrics, pricing: {} } } }
+        : {};
+    const spec = { ...base, spec: { ...base.spec, ...ownCaches, ...ownPricing, ...replaced } };
     const result = checkSpecText(stringify(spec), fragment.page);
     assert.ok(result.ok, `${fragment.page}: ${JSON.stringify(!result.ok && result.errors)}`);
   }
