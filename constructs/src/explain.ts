@@ -33,6 +33,7 @@ import {
   sidecarToolchains,
 } from './plan.ts';
 import { type PolicyRule, rulesFor } from './rbac-presets.ts';
+import type { PlannedSandboxTemplate } from './sandbox-plan.ts';
 import { SANDBOX_CONTAINER, sandboxUsesBroker } from './sandbox-pod.ts';
 import { SANDBOX_MANAGER_CONTAINER, sandboxManagerRules } from './sandboxes.ts';
 
@@ -43,6 +44,44 @@ export interface ContainerReport {
   readonly listens: string;
   /** Credentials this container can read: Secret references and API tokens. */
   readonly credentials: readonly string[];
+  /** A sandbox template's code mode (`tools.codeMode`, docs/code-mode.md#in-sandboxes); absent without it. */
+  readonly codeMode?: SandboxCodeModeReport;
+}
+
+/** What `sandbox_run_code` runs in a template's sandboxes, and how confined. */
+export interface SandboxCodeModeReport {
+  /** The manager's tool and the sandbox server's tool it reaches. */
+  readonly tool: string;
+  /** As `sandbox_run_code` takes them: python, javascript, typescript. */
+  readonly languages: readonly string[];
+  /** Each server a program may call: the template itself (in process), or none. */
+  readonly servers: readonly string[];
+  /** What each program can and cannot reach. */
+  readonly confinement: string;
+  /** `tools.codeMode.limits` as set (the server's defaults apply to the rest). */
+  readonly limits: readonly string[];
+  /** The template's `limits.maxTimeoutSeconds`: the longest run the manager accepts. */
+  readonly maxTimeoutSeconds: number;
+}
+
+function sandboxCodeMode(t: PlannedSandboxTemplate): SandboxCodeModeReport | undefined {
+  const codeMode = t.toolchain.codeMode;
+  if (!codeMode) return undefined;
+  const limits = codeMode.limits;
+  return {
+    tool: "sandbox_run_code (through the manager) → run_code of the session's sandbox server",
+    languages: codeMode.languages.flatMap((l) => (l === 'node' ? ['javascript', 'typescript'] : [l])),
+    servers: codeMode.servers.map((s) => `mcp_${s.name} (the sandbox itself, in process, no token)`),
+    confinement:
+      "each run a fresh child under kernel confinement: no network at all (not even the pod's egress), writes only its scratch dir and outputs/ in the workspace, cannot read the bootstrap token, killed with its descendants at the timeout",
+    limits: [
+      ...(limits.memoryMiB !== undefined ? [`memory ${limits.memoryMiB} MiB`] : []),
+      ...(limits.processes !== undefined ? [`${limits.processes} processes`] : []),
+      ...(limits.fileSizeMiB !== undefined ? [`files up to ${limits.fileSizeMiB} MiB`] : []),
+      ...(limits.maxCallsPerRun !== undefined ? [`${limits.maxCallsPerRun} MCP calls per run`] : []),
+    ],
+    maxTimeoutSeconds: t.toolchain.limits.maxTimeoutSeconds,
+  };
 }
 
 export interface PodReport {
@@ -162,6 +201,7 @@ function sandboxPods(plan: AgentPlan): PodReport[] {
                   ]
                 : []),
             ],
+            ...(sandboxCodeMode(t) ? { codeMode: sandboxCodeMode(t) } : {}),
           },
         ],
         egress: sandboxPodEgress(plan, t),
@@ -395,6 +435,16 @@ export function formatExplainReport(report: ExplainReport): string {
     for (const c of pod.containers) {
       lines.push(`    ${c.name} [${c.role}] ${c.image}`, `      listens: ${c.listens}`);
       lines.push(`      credentials: ${c.credentials.length > 0 ? c.credentials.join('; ') : 'none'}`);
+      if (c.codeMode) {
+        const cm = c.codeMode;
+        lines.push(
+          `      code mode: ${cm.tool}`,
+          `        languages: ${cm.languages.join(', ')}`,
+          `        servers: ${cm.servers.length > 0 ? cm.servers.join('; ') : 'none (discovery helpers only)'}`,
+          `        confinement: ${cm.confinement}`,
+          `        limits: ${cm.limits.length > 0 ? cm.limits.join(', ') : "the server's defaults"}; timeout at most ${cm.maxTimeoutSeconds} s`,
+        );
+      }
     }
     if (!pod.egress.restricted) {
       lines.push('  effective egress: unrestricted (NetworkPolicies disabled)');

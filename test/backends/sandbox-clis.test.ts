@@ -3,7 +3,10 @@
  * (pinned, from npm), each run with its plain headless command in its backend container as rendered and driven by
  * its scripted fake model, find the `sandboxes` server in the config toolyard generated, and with it create a
  * sandbox for their session, upload a file, run a command that writes an artifact to outputs/, and download the
- * artifact, whose content the model must read in the tool result the CLI sends back. The manager is the real one
+ * artifact, whose content the model must read in the tool result the CLI sends back; then, code mode (the template
+ * has `tools.codeMode`), call `sandbox_run_code` with a Python program that calls the sandbox's own tool
+ * (`mcp_shell.exec_allowed`), writes outputs/ and returns a value the model must read in the result, and download
+ * what it wrote. The manager is the real one
  * (its rendered config, its bearer token as the backend's environment carries it, reached by its Service name);
  * its provider is the in-memory one of the manager's unit test, whose sandboxes are real sandbox servers bound by
  * the manager (the cluster path is test/cluster/e2e/sandboxes.e2e.ts). Controls: a CLI whose token is wrong gets
@@ -87,9 +90,14 @@ describe('sandboxes through the stock agent CLIs, as rendered', { timeout: 10 * 
           templates: [
             {
               name: 'shell',
-              image: { repository: 'ghcr.io/toolyard/toolchain-server', tag: '0.1.0' },
+              image: { repository: 'ghcr.io/toolyard/toolchain-go-python', tag: '0.1.0' },
               port: serverPort,
-              tools: { mode: 'exec', allowedCommands: ['sort', 'cat', 'ls'] },
+              tools: {
+                mode: 'exec',
+                allowedCommands: ['sort', 'cat', 'ls'],
+                // Code mode: programs call the sandbox's own tools (mcp_shell), confined.
+                codeMode: { languages: ['python'], servers: ['shell'] },
+              },
             },
           ],
         },
@@ -106,10 +114,14 @@ describe('sandboxes through the stock agent CLIs, as rendered', { timeout: 10 * 
     writeFileSync(bootstrapFile, BOOTSTRAP);
     // The sandbox servers run the template's tools as rendered into its server config.
     const serverConfig = JSON.parse(configMaps.get(`${AGENT}-sandbox-shell`)?.['config.json'] as string);
-    provider = new FakeProvider(join(base, 'sandboxes'), bootstrapFile, serverPort, {
-      mode: 'exec',
-      allowedCommands: serverConfig.tools.allowedCommands,
-    });
+    assert.deepEqual(serverConfig.codeMode.servers, [{ name: 'shell', kind: 'toolchain' }]);
+    provider = new FakeProvider(
+      join(base, 'sandboxes'),
+      bootstrapFile,
+      serverPort,
+      { mode: 'exec', allowedCommands: serverConfig.tools.allowedCommands },
+      { config: { name: serverConfig.name, codeMode: serverConfig.codeMode } },
+    );
     const config = { ...managerConfig.config, listen: { ...managerConfig.config.listen, host: '127.0.0.1' } };
     manager = buildSandboxManager(config, {
       provider,
@@ -136,6 +148,7 @@ describe('sandboxes through the stock agent CLIs, as rendered', { timeout: 10 * 
   const plan = (cli: StockCli, session: string): PlannedCall[] => {
     const tool = (name: string) => cli.tool('sandboxes', name);
     const sorted = `1\\n${cli.name.length}\\n30`;
+    const total = 31 + cli.name.length;
     return [
       {
         tool: tool('sandbox_create'),
@@ -160,11 +173,34 @@ describe('sandboxes through the stock agent CLIs, as rendered', { timeout: 10 * 
         args: { sessionKey: session, path: 'outputs/sorted.txt' },
         expect: sorted,
       },
+      // Code mode: a Python program calls the sandbox's own tool, writes outputs/ and returns a value, which the
+      // model must read in the result (the value appears nowhere but as the return value).
+      {
+        tool: tool('sandbox_run_code'),
+        args: {
+          sessionKey: session,
+          language: 'python',
+          code: [
+            'r = mcp_shell.exec_allowed(command=["sort", "-n", "data/numbers.txt"])',
+            'nums = [int(x) for x in r["structuredContent"]["stdout"].split()]',
+            'open("outputs/sum.txt", "w").write("sum " + str(sum(nums)))',
+            'print("summed", len(nums), "numbers")',
+            '"total-" + str(sum(nums)) + "-of-" + str(len(nums))',
+          ].join('\n'),
+          timeoutSeconds: 60,
+        },
+        expect: `total-${total}-of-3`,
+      },
+      {
+        tool: tool('sandbox_download'),
+        args: { sessionKey: session, path: 'outputs/sum.txt' },
+        expect: `sum ${total}`,
+      },
     ];
   };
 
   for (const cli of [STOCK_CLIS.claude, STOCK_CLIS.codex, STOCK_CLIS.gemini]) {
-    it(`${cli.name}: \`${cli.argv(PROMPT).join(' ')}\` creates a sandbox, runs a command in it and downloads the artifact`, async () => {
+    it(`${cli.name}: \`${cli.argv(PROMPT).join(' ')}\` creates a sandbox, runs a command and a Python program in it and downloads the artifacts`, async () => {
       const session = `cli-${cli.name}`;
       const script = scripts.get(cli.name) as ModelScript;
       script.restart(plan(cli, session));
@@ -187,6 +223,8 @@ describe('sandboxes through the stock agent CLIs, as rendered', { timeout: 10 * 
           'sandbox_create:allowed',
           'sandbox_upload:allowed',
           'sandbox_exec:allowed',
+          'sandbox_download:allowed',
+          'sandbox_run_code:allowed',
           'sandbox_download:allowed',
         ],
       );

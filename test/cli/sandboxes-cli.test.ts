@@ -1,9 +1,9 @@
 /**
  * `spec.sandboxes` through the CLI (docs/sandboxes.md): `toolyard explain` shows the sandbox manager's pod with its
  * ServiceAccount token and its egress (the API server and the sandbox pods, no DNS), and each template's sandbox
- * pods with no token but the bootstrap one; `toolyard chart` writes its chart, with the manager's config built from
- * values and the quota and each template's lifecycle as values (test/chart/sandboxes.test.ts renders it with real
- * Helm). The control: the same agent without sandboxes gets its chart too.
+ * pods with no token but the bootstrap one, and a template's code mode (languages, servers, confinement, limits);
+ * `toolyard chart` writes its chart, with the manager's config built from values and the quota and each template's
+ * lifecycle as values (test/chart/sandboxes.test.ts renders it with real Helm). The control: the same agent without sandboxes gets its chart too.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { captureIo } from './capture-io.ts';
 const temp = mkdtempSync(join(tmpdir(), 'toolyard-sbx-cli-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
 
-function spec(withSandboxes: boolean): string {
+function spec(withSandboxes: boolean, codeMode = false): string {
   return stringify({
     apiVersion: 'toolyard.dev/v1alpha1',
     kind: 'Agent',
@@ -42,7 +42,18 @@ function spec(withSandboxes: boolean): string {
                 {
                   name: 'python',
                   image: { repository: 'ghcr.io/toolyard/toolchain-go-python', tag: '0.1.0' },
-                  tools: { allowedCommands: ['python3'] },
+                  tools: {
+                    allowedCommands: ['python3'],
+                    ...(codeMode
+                      ? {
+                          codeMode: {
+                            languages: ['python', 'node'],
+                            servers: ['python'],
+                            limits: { memoryMiB: 256, processes: 32 },
+                          },
+                        }
+                      : {}),
+                  },
                 },
               ],
             },
@@ -63,6 +74,8 @@ describe('spec.sandboxes through the CLI', () => {
   const without = join(temp, 'without.yaml');
   writeFileSync(withSandboxes, spec(true));
   writeFileSync(without, spec(false));
+  const withCodeMode = join(temp, 'code-mode.yaml');
+  writeFileSync(withCodeMode, spec(true, true));
 
   it('explain shows the manager with its token and egress, and the sandbox pods without a token', async () => {
     const result = await run('explain', withSandboxes);
@@ -88,6 +101,35 @@ describe('spec.sandboxes through the CLI', () => {
     );
     assert.match(pods, /none \(not even DNS\)/);
     assert.match(text, /analyst-sandbox: no token mounted\n\s+can do: nothing in the Kubernetes API/);
+  });
+
+  it("explain reports a template's code mode: languages, servers, confinement, limits (exact)", async () => {
+    const result = await run('explain', withCodeMode);
+    assert.equal(result.code, 0, result.stderr);
+    const text = result.stdout;
+    const header = 'SandboxTemplate analyst-sandbox-python (ServiceAccount analyst-sandbox)';
+    const start = text.indexOf(header);
+    assert.ok(start >= 0, text);
+    assert.equal(
+      text.slice(start, text.indexOf('\n\n', start)),
+      [
+        header,
+        '  containers:',
+        '    sandbox [sandboxes] ghcr.io/toolyard/toolchain-go-python:0.1.0',
+        "      listens: pod IP :8800 (the sandbox's server, for its manager alone, one token per sandbox), pod IP :9800 (probes only)",
+        '      credentials: secret analyst-sandbox-bootstrap/token as file (read by the server alone, once)',
+        "      code mode: sandbox_run_code (through the manager) → run_code of the session's sandbox server",
+        '        languages: python, javascript, typescript',
+        '        servers: mcp_python (the sandbox itself, in process, no token)',
+        "        confinement: each run a fresh child under kernel confinement: no network at all (not even the pod's egress), writes only its scratch dir and outputs/ in the workspace, cannot read the bootstrap token, killed with its descendants at the timeout",
+        '        limits: memory 256 MiB, 32 processes; timeout at most 1800 s',
+        '  effective egress (pod-wide: NetworkPolicy selects pods, not containers):',
+        '    none (not even DNS)',
+      ].join('\n'),
+    );
+    // The control: the same template without code mode reports none.
+    const plain = await run('explain', withSandboxes);
+    assert.doesNotMatch(plain.stdout, /code mode/);
   });
 
   it('chart writes a chart for an agent with sandboxes: the manager, its config from values, the template and pool', async () => {

@@ -1,8 +1,8 @@
 /**
  * Code mode in sandboxes end to end (docs/code-mode.md#in-sandboxes): the manager's `sandbox_run_code` over the fake
  * provider, whose sandboxes here are real sandbox server processes run as uid 65532 with confinement required (as
- * in a pod): a Python program calls the sandbox's own tool, writes outputs/ and returns a value, and it all comes
- * back through the manager, audited on both sides. Red team, each with its control: the program opens no TCP
+ * in a pod): a Python, a JavaScript and a TypeScript program each call the sandbox's own tool, write outputs/ and
+ * return a value, and it all comes back through the manager, audited on both sides (Python). Red team, each with its control: the program opens no TCP
  * socket and cannot read the sandbox's bootstrap token, though the pod uid unconfined does both. The manager
  * refuses a template without code mode, a language the template does not run and a timeout above its maximum
  * before anything reaches the sandbox.
@@ -80,10 +80,14 @@ describe('sandbox_run_code (fake provider, real sandbox servers as uid 65532, co
   const log = memorySink();
   const call = async (tool: string, args: Record<string, unknown>) =>
     (await tools.call(tool, args)) as unknown as Answer;
-  const run = async (code: string, sessionKey = 'conv-1'): Promise<Output> => {
+  const run = async (
+    code: string,
+    sessionKey = 'conv-1',
+    language: 'python' | 'javascript' | 'typescript' = 'python',
+  ): Promise<Output> => {
     const answer = await call('sandbox_run_code', {
       sessionKey,
-      language: 'python',
+      language,
       code,
       timeoutSeconds: 30,
     });
@@ -126,7 +130,11 @@ describe('sandbox_run_code (fake provider, real sandbox servers as uid 65532, co
       bootstrapTokenFile: bootstrapFile,
       labels: { 'toolyard.dev/sandbox-manager': 'tester' },
       quota: { maxSandboxes: 3, maxSessions: 3, cpuMillis: 0, memoryBytes: 0 },
-      templates: [template('py', { languages: ['python'] }), template('plain')],
+      templates: [
+        template('py', { languages: ['python'] }),
+        template('plain'),
+        template('poly', { languages: ['python', 'node'] }),
+      ],
       defaultTemplate: 'py',
     });
     assert.ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.issues));
@@ -205,6 +213,60 @@ describe('sandbox_run_code (fake provider, real sandbox servers as uid 65532, co
     const serverLines = servers[0]!.lines.filter((l) => l.event === 'audit');
     assert.ok(serverLines.some((l) => l.tool === 'run_code' && l.run === output.runId));
     assert.ok(serverLines.some((l) => l.tool === 'exec_allowed' && l.run === output.runId));
+  });
+
+  it("javascript: a program calls the sandbox's own tool, writes outputs/ and returns its default export", async () => {
+    const created = await call('sandbox_create', { sessionKey: 'conv-3', template: 'poly' });
+    assert.equal(created.isError, false, created.content[0]?.text);
+    const output = await run(
+      [
+        "const r = await mcp_sandbox.exec_allowed({ command: ['echo', 'from-js'] });",
+        'const said = r.structuredContent.stdout.trim();',
+        "const { writeFileSync } = await import('node:fs');",
+        "writeFileSync('outputs/js.txt', said);",
+        "console.log('wrote', said);",
+        'export default { said, uid: process.getuid() };',
+      ].join('\n'),
+      'conv-3',
+      'javascript',
+    );
+    assert.equal(output.exitCode, 0, output.stderr);
+    assert.equal(output.error, null);
+    assert.match(output.stdout, /wrote from-js/);
+    assert.deepEqual(output.returnValue, { said: 'from-js', uid: POD_UID });
+    assert.deepEqual(output.outputs, [{ path: 'outputs/js.txt', size: 'from-js'.length }]);
+    assert.deepEqual(
+      output.mcpCalls.map((c) => [c.server, c.tool, c.ok]),
+      [['sandbox', 'exec_allowed', true]],
+    );
+    const down = await call('sandbox_download', { sessionKey: 'conv-3', path: 'outputs/js.txt' });
+    assert.equal(down.structuredContent?.text, 'from-js');
+  });
+
+  it('typescript: types stripped, the same call, outputs/ and return value', async () => {
+    const output = await run(
+      [
+        'interface Echo { structuredContent: { stdout: string } }',
+        "const r: Echo = await mcp_sandbox.exec_allowed({ command: ['echo', 'from-ts'] });",
+        'const said: string = r.structuredContent.stdout.trim();',
+        "const { writeFileSync } = await import('node:fs');",
+        "writeFileSync('outputs/ts.txt', said);",
+        'export default { said, length: said.length };',
+      ].join('\n'),
+      'conv-3',
+      'typescript',
+    );
+    assert.equal(output.exitCode, 0, output.stderr);
+    assert.equal(output.error, null);
+    assert.deepEqual(output.returnValue, { said: 'from-ts', length: 7 });
+    assert.deepEqual(
+      output.outputs.find((o) => o.path === 'outputs/ts.txt'),
+      { path: 'outputs/ts.txt', size: 7 },
+    );
+    assert.deepEqual(
+      output.mcpCalls.map((c) => [c.server, c.tool, c.ok]),
+      [['sandbox', 'exec_allowed', true]],
+    );
   });
 
   it('opens no TCP socket, though the pod uid unconfined connects (the control)', async () => {
