@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { explainAgent, formatExplainReport } from '../../constructs/src/explain.ts';
+import { planAgent } from '../../constructs/src/plan.ts';
 import { renderAgent } from '../../constructs/src/render.ts';
 import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { parseBrokerConfig } from '../../toolchain-server/broker/config.ts';
@@ -108,6 +110,12 @@ describe('spec.observability with sandboxes', () => {
       const server = configOf(objects, `analyst-sandbox-${template}`);
       assert.equal(server.telemetry, undefined, template);
     }
+  });
+
+  it('explain lists the manager among the emitters, and its key in the tokens Secret command', () => {
+    const text = formatExplainReport(explainAgent(planAgent(withObservability(sandboxAgent(), true))));
+    assert.match(text, /sandbox manager.*traces/);
+    assert.match(text, /--from-literal=sandboxes=/);
   });
 
   it('renders none of it with observability off', () => {
