@@ -245,6 +245,35 @@ describe('the sandbox manager’s spans (real HTTP app, a real sandbox server pr
     );
   });
 
+  it('takes the context from params._meta too, and marks a refusal with its code and no call to the sandbox', async () => {
+    const trace = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+    const parent = '1122334455667788';
+    const refused = await post({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'tools/call',
+      params: {
+        name: 'sandbox_download',
+        arguments: { sessionKey: SESSION_KEY, path: '../outside' },
+        _meta: { traceparent: `00-${trace}-${parent}-01` },
+      },
+    });
+    assert.equal(refused.result?.isError, true);
+    await telemetry.exporter?.flush();
+    await receiver.waitFor((spans) => spans.some((s) => s.traceId === trace));
+    const spans = receiver.spans.filter((s) => s.traceId === trace);
+    assert.deepEqual(
+      spans.map((s) => [
+        s.name,
+        s.parentSpanId,
+        s.attributes['toolyard.decision'],
+        s.attributes['toolyard.code'],
+      ]),
+      [['tools/call sandbox_download', parent, 'denied', 'TOOLYARD_SANDBOX_PATH_REFUSED']],
+    );
+    assert.equal(spans[0]?.status.code, 2, 'status ERROR');
+  });
+
   it('exports no session key, token or canary, though the canary reached the command (the control)', () => {
     assert.equal(execOutput.trim(), CANARY);
     assert.ok(receiver.requests.length > 0);
