@@ -30,7 +30,7 @@ export const BROKER_TEMPLATE_FILE = 'templates/_broker.tpl';
 /** A container whose egress by name is a chart value: `broker.egress.<key>`. */
 export interface EgressCaller {
   readonly name: string;
-  readonly role: 'backend' | 'toolchain';
+  readonly role: 'backend' | 'toolchain' | 'sandbox-manager';
   readonly pod: string;
   readonly egress: PlannedNamedEgress;
   readonly key: string;

@@ -322,6 +322,18 @@ export function sandboxManagerPodEgress(plan: AgentPlan, sandboxes: PlannedSandb
         ports: tcp([t.toolchain.port]),
         neededBy: [container],
       })),
+      // spec.observability: its spans go out through the broker's otlp route (DNS to find the broker).
+      ...(plan.broker.callers.some((c) => c.role === 'sandbox-manager')
+        ? [
+            {
+              purpose: 'cluster DNS',
+              to: { kind: 'dns' as const, ...plan.network.dns },
+              ports: DNS_PORTS,
+              neededBy: [container],
+            },
+            brokerGrant(plan, [container]),
+          ]
+        : []),
     ],
   };
 }
@@ -373,7 +385,7 @@ export function allPodEgress(plan: AgentPlan): PodEgress[] {
 /** What one container may reach through the broker: its routes, and hosts by name (or any, `open`). */
 export interface ContainerEgress {
   readonly container: string;
-  readonly role: 'backend' | 'toolchain';
+  readonly role: 'backend' | 'toolchain' | 'sandbox-manager';
   readonly pod: string;
   readonly routes: readonly PlannedRoute[];
   readonly hosts: readonly EgressHost[];

@@ -54,6 +54,16 @@ export function observabilityReport(plan: AgentPlan): ObservabilityReport | unde
       signals: [...(signals.traces ? ['traces'] : []), '/metrics (Prometheus)'],
       context: `a server span per tool call from the caller's traceparent (params._meta or header), routing reason and class local-execution; TRACEPARENT to each command${t.codeMode ? '; each proxied MCP call a client span (external-authority for gateways) whose context the target receives' : ''}`,
     })),
+    ...(plan.sandboxes && signals.traces
+      ? [
+          {
+            component: 'sandbox manager',
+            signals: ['traces'],
+            context:
+              "a server span per tool call from the caller's traceparent (params._meta or header), class external-authority (create, resume, stop, destroy, list) or local-execution (exec, files, run_code); a client span per call to a sandbox's server, whose context it receives; a client span per Kubernetes call (external-authority); the sandboxes themselves export nothing",
+          },
+        ]
+      : []),
     {
       component: 'broker',
       signals: [...(signals.traces ? ['traces'] : []), '/metrics (Prometheus)'],

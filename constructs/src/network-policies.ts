@@ -136,7 +136,8 @@ export class AgentNetworkPolicies extends Construct {
             ...(pod === names.workload
               ? names.agentSelector()
               : (podToolchains(plan).find((t) => t.pod.objectName === pod)?.pod.selector ??
-                plan.sandboxes?.templates.find((t) => t.objectName === pod)?.selector)),
+                plan.sandboxes?.templates.find((t) => t.objectName === pod)?.selector ??
+                (pod === plan.sandboxes?.objectName ? plan.sandboxes.selector : undefined))),
           },
         },
       }));

@@ -127,7 +127,8 @@ export interface PlannedRoute {
 /** One container that authenticates to the broker with its own token (a key of the tokens Secret). */
 export interface PlannedCaller {
   readonly name: string;
-  readonly role: 'backend' | 'toolchain';
+  /** `sandbox-manager`: the sandbox manager, a caller of the `otlp` route alone (spec.observability). */
+  readonly role: 'backend' | 'toolchain' | 'sandbox-manager';
   /** The pod it runs in. */
   readonly pod: string;
   readonly routes: readonly string[];

@@ -46,7 +46,7 @@ import type {
   PlannedWorkspaceVolume,
   PodToolchain,
 } from './plan-types.ts';
-import { planSandboxes } from './sandbox-plan.ts';
+import { planSandboxes, SANDBOX_MANAGER_CALLER } from './sandbox-plan.ts';
 
 export { planImage } from './plan-image.ts';
 export type * from './plan-types.ts';
@@ -167,6 +167,19 @@ export function planAgent(agent: ToolyardAgent): AgentPlan {
           gateways,
           names.workload,
         ),
+        // The sandbox manager exports its spans through the otlp route, and calls the broker for nothing else.
+        ...(sandboxes && observability.route && brokerSettings.enabled
+          ? [
+              {
+                name: SANDBOX_MANAGER_CALLER,
+                role: 'sandbox-manager' as const,
+                pod: sandboxes.objectName,
+                routes: [observability.route.name],
+                egress: [],
+                openPorts: [],
+              },
+            ]
+          : []),
       ],
     },
     ...(sandboxes ? { sandboxes } : {}),

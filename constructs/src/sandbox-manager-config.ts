@@ -10,11 +10,11 @@ import {
   SANDBOX_WORKSPACE_VOLUME,
 } from '../../toolchain-server/sandbox-manager/constants.ts';
 import { brokerConfigHash } from './broker-config.ts';
-import { TOKEN_FILE_NAME } from './defaults.ts';
+import { BROKER_TOKEN_DIR, TOKEN_FILE_NAME } from './defaults.ts';
 import { goPrettyJson } from './go-json.ts';
 import type { AgentPlan } from './plan.ts';
 import { assertSandboxManagerContract } from './sandbox-manager-contract.ts';
-import type { PlannedSandboxes } from './sandbox-plan.ts';
+import { type PlannedSandboxes, SANDBOX_MANAGER_CALLER } from './sandbox-plan.ts';
 import { sandboxPodSpec, sandboxWorkspaceClaimSpec } from './sandbox-pod.ts';
 
 export function sandboxManagerConfig(
@@ -63,9 +63,28 @@ export function sandboxManagerConfig(
         : {}),
     })),
     defaultTemplate: sandboxes.templates[0]?.name ?? '',
+    ...sandboxManagerTelemetry(plan),
   };
   assertSandboxManagerContract(config);
   return config;
+}
+
+/**
+ * spec.observability with traces: the manager's spans go to the broker's otlp route with its own broker token
+ * (a caller of that route alone), as a toolchain's do (toolchainTelemetry).
+ */
+export function sandboxManagerTelemetry(plan: AgentPlan): Pick<SandboxManagerConfigInput, 'telemetry'> {
+  const o = plan.observability;
+  if (!o.enabled || !o.signals.traces) return {};
+  if (!plan.broker.callers.some((c) => c.name === SANDBOX_MANAGER_CALLER)) return {};
+  return {
+    telemetry: {
+      endpoint: o.emitterUrl,
+      tokenFile: `${BROKER_TOKEN_DIR}/${TOKEN_FILE_NAME}`,
+      sampleRatio: o.sampleRatio,
+      resource: { ...o.resource, 'k8s.container.name': 'sandbox-manager' },
+    },
+  };
 }
 
 /**

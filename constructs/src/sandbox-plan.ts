@@ -83,6 +83,12 @@ export const SANDBOXES_SERVER_NAME = 'sandboxes';
 export const SANDBOXES_TOKEN_ENV = 'TOOLYARD_SANDBOXES_TOKEN';
 /** The label that marks the manager's own objects (its list and watch selector). */
 export const SANDBOX_MANAGER_LABEL = 'toolyard.dev/sandbox-manager';
+/**
+ * The manager's name as a broker caller (its key in the tokens Secret): with spec.observability it exports its
+ * spans through the broker's `otlp` route, its only route; the sandboxes themselves never get that route. Not
+ * `sandbox-manager`: that is the caller name of a template named `manager` (`sandbox-<template>`).
+ */
+export const SANDBOX_MANAGER_CALLER = 'sandboxes';
 
 export const DEFAULT_SANDBOX_MANAGER_IMAGE = {
   repository: `${D.TOOLYARD_IMAGE_PREFIX}/toolyard-sandbox-manager`,

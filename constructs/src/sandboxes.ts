@@ -24,11 +24,15 @@ import {
 import { sandboxManagerCommand } from '../../toolchain-server/src/launch.ts';
 import { CONFIG_HASH_ANNOTATION } from './agent-workload.ts';
 import { contentHash, resourceRequirements, serverProbes, tokenFile } from './container-parts.ts';
-import { PATHS } from './defaults.ts';
+import { BROKER_TOKEN_DIR, PATHS } from './defaults.ts';
 import type { AgentPlan } from './plan.ts';
 import type { PolicyRule } from './rbac-presets.ts';
 import { sandboxManagerConfigHash, sandboxManagerConfigJson } from './sandbox-manager-config.ts';
-import { DEFAULT_SANDBOX_MANAGER_RESOURCES, type PlannedSandboxes } from './sandbox-plan.ts';
+import {
+  DEFAULT_SANDBOX_MANAGER_RESOURCES,
+  type PlannedSandboxes,
+  SANDBOX_MANAGER_CALLER,
+} from './sandbox-plan.ts';
 import { sandboxPodSpec, sandboxServerConfigJson, sandboxWorkspaceClaimSpec } from './sandbox-pod.ts';
 import { pullSecrets, restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
 import { TOOLCHAIN_CONFIG_FILE } from './toolchain-config.ts';
@@ -162,6 +166,10 @@ export class Sandboxes extends Construct {
     });
     const auth = tokenFile('auth', sandboxes.auth.secret);
     const bootstrap = tokenFile('bootstrap', sandboxes.bootstrapSecret);
+    // spec.observability: its broker token, for the otlp route (its only route).
+    const brokerToken = plan.broker.callers.some((c) => c.name === SANDBOX_MANAGER_CALLER)
+      ? tokenFile('broker', { name: plan.broker.tokensSecret, key: SANDBOX_MANAGER_CALLER })
+      : undefined;
     const container: k8s.Container = {
       name: SANDBOX_MANAGER_CONTAINER,
       image: sandboxes.image.reference,
@@ -181,6 +189,7 @@ export class Sandboxes extends Construct {
         { name: 'config', mountPath: SANDBOX_MANAGER_PATHS.configDir, readOnly: true },
         { ...auth.mount, mountPath: SANDBOX_MANAGER_PATHS.authDir },
         { ...bootstrap.mount, mountPath: SANDBOX_MANAGER_PATHS.bootstrapDir },
+        ...(brokerToken ? [{ ...brokerToken.mount, mountPath: BROKER_TOKEN_DIR }] : []),
       ],
       ...serverProbes(sandboxes.healthPort),
     };
@@ -210,6 +219,7 @@ export class Sandboxes extends Construct {
               { name: 'config', configMap: { name: sandboxes.objectName } },
               auth.volume,
               bootstrap.volume,
+              ...(brokerToken ? [brokerToken.volume] : []),
             ],
           },
         },

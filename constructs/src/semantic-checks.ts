@@ -173,6 +173,10 @@ function checkUniqueNames(plan: AgentPlan): SpecProblem[] {
   const containers = [
     ...plan.backends.map((b, i) => ({ name: b.name, path: `/spec/backends/${i}/name` })),
     ...plan.toolchains.map((t, i) => ({ name: t.containerName, path: `/spec/toolchains/${i}/name` })),
+    // The sandbox manager's broker caller name (its key in the tokens Secret), with observability.
+    ...plan.broker.callers
+      .filter((c) => c.role === 'sandbox-manager')
+      .map((c) => ({ name: c.name, path: '/spec/sandboxes' })),
   ];
   const servers = mcpServerEntries(plan).map((server, i) => ({
     name: server.name,

@@ -28,7 +28,13 @@ export const SPAN_ATTRIBUTES = {
   'toolyard.cancelled': 'True when the client cancelled the call.',
   'toolyard.confinement.abi': 'Landlock ABI the confinement helper applied (0: none).',
   'toolyard.egress': 'True when the call got the broker proxy.',
-  'toolyard.session': 'First 16 hex digits of the SHA-256 of the MCP session id (never the id).',
+  'toolyard.session':
+    'First 16 hex digits of the SHA-256 of the MCP session id (never the id); for the sandbox manager, the first 20 of the session key’s (its audit line’s `session`, never the key).',
+  'toolyard.sandbox.name':
+    'The sandbox manager: the name of the session’s object (SandboxClaim, or Pod and claim).',
+  'toolyard.sandbox.template': 'The sandbox manager: the sandbox template.',
+  'toolyard.sandbox.operation':
+    'The sandbox manager’s Kubernetes call: `create`, `resume`, `suspend` or `destroy` (of a claim, or a pod and its claim).',
   'toolyard.code_mode.run': 'The code-mode run a call belongs to.',
   'toolyard.code_mode.server': 'The server a code-mode program called.',
   'toolyard.stdout_bytes': 'Bytes the process wrote to stdout.',

@@ -11,6 +11,7 @@
  * Kept free of Node APIs so the renderer can bundle it for the browser.
  */
 import { z } from 'zod';
+import { telemetrySchema } from '../kit/telemetry-config.ts';
 import { CODE_MODE_LANGUAGES } from '../src/config.ts';
 import { SANDBOX_MANAGER_CONFIG_FILE, SANDBOX_MANAGER_PATHS } from './constants.ts';
 
@@ -135,6 +136,12 @@ export const sandboxManagerConfigSchema = z
     templates: z.array(sandboxTemplateConfigSchema).min(1),
     /** The template `sandbox_create` uses when the caller names none. */
     defaultTemplate: dnsLabel,
+    /**
+     * Where the manager's spans go (OTLP/HTTP JSON, docs/observability.md#the-sandbox-manager): a server span
+     * per tool call, a client span per call to a sandbox's server and per Kubernetes call. Absent: no spans
+     * (a caller's trace context is still passed on to the sandbox's server).
+     */
+    telemetry: telemetrySchema,
   })
   .strict()
   .superRefine((config, ctx) => {

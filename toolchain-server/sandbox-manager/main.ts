@@ -6,6 +6,7 @@
  */
 import { stdoutSink } from '../kit/audit-sink.ts';
 import { fail as failWith, loadConfigFile, type Program, parseServerArgs } from '../kit/command-line.ts';
+import { startTelemetry } from '../kit/telemetry.ts';
 import { SERVER_VERSION } from '../src/version.ts';
 import { parseSandboxManagerConfig } from './config.ts';
 
@@ -24,8 +25,15 @@ export async function main(argv: readonly string[]): Promise<void> {
   const { buildSandboxManager } = await import('./server.ts');
   const log = stdoutSink;
   let server: ReturnType<typeof buildSandboxManager>;
+  let telemetry: ReturnType<typeof startTelemetry>;
   try {
-    server = buildSandboxManager(config, { log });
+    // Spans go to telemetry.endpoint (the broker's otlp route when rendered), with the token of its file.
+    telemetry = startTelemetry(config.telemetry, {
+      serviceName: 'toolyard-sandbox-manager',
+      version: SERVER_VERSION,
+      resource: { 'toolyard.agent': config.agent },
+    });
+    server = buildSandboxManager(config, { log, tracer: telemetry.tracer });
   } catch (error) {
     failWith(PROGRAM, (error as Error).message);
   }
@@ -66,6 +74,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     const grace = setTimeout(() => process.exit(0), args.graceSeconds * 1000);
     grace.unref();
     await server.close();
+    await Promise.race([telemetry.shutdown(), new Promise((r) => setTimeout(r, 2000).unref())]);
     log({ event: 'stopped' });
     process.exit(0);
   };

@@ -6,6 +6,8 @@
  * Operations on one session are serialized (two creates for a key make one sandbox); creates and resumes of the
  * whole agent are serialized too, so the quota check and the start it allows are one step.
  */
+import type { TraceContext } from '../kit/trace-context.ts';
+import { Tracer } from '../kit/tracing.ts';
 import type { SandboxManagerConfig, SandboxTemplateConfig } from './config.ts';
 import { SandboxError } from './errors.ts';
 import { KubeError } from './kube-client.ts';
@@ -90,6 +92,7 @@ export class SandboxManager {
   private readonly inFlight = new Map<string, number>();
   private readonly launches = new Map<string, 'warm' | 'cold'>();
   private readonly clock: ManagerClock;
+  readonly tracer: Tracer;
   /** Reports how the provider launched a new sandbox, where it can tell (agent-sandbox's label). */
   private readonly launchType: (name: string) => Promise<'warm' | 'cold' | undefined>;
 
@@ -100,8 +103,11 @@ export class SandboxManager {
     options: {
       readonly clock?: ManagerClock;
       readonly launchType?: (name: string) => Promise<'warm' | 'cold' | undefined>;
+      /** Where spans go (docs/observability.md#the-sandbox-manager). Default: `Tracer.off`. */
+      readonly tracer?: Tracer;
     } = {},
   ) {
+    this.tracer = options.tracer ?? Tracer.off;
     this.config = config;
     this.provider = provider;
     this.links = new SandboxLinks(bootstrapToken);
@@ -177,15 +183,52 @@ export class SandboxManager {
     return this.clock.now() + this.config.readyTimeoutSeconds * 1000;
   }
 
+  /**
+   * A call with the manager's own Kubernetes authority (create, resume, suspend, destroy a claim or pod) as a
+   * client span, `external-authority`: the sandbox's object name, the template, the API status of a failure.
+   */
+  private async kube<T>(
+    operation: 'create' | 'resume' | 'suspend' | 'destroy',
+    record: { readonly name: string; readonly template: string },
+    parent: TraceContext | undefined,
+    task: () => Promise<T>,
+  ): Promise<T> {
+    const span = this.tracer
+      .start(`kubernetes ${operation}`, { kind: 'client', parent, class: 'external-authority' })
+      .set('toolyard.component', 'sandbox-manager')
+      .set('toolyard.sandbox.operation', operation)
+      .set('toolyard.sandbox.name', record.name)
+      .set('toolyard.sandbox.template', record.template);
+    try {
+      return await task();
+    } catch (error) {
+      if (error instanceof KubeError) span.set('http.response.status_code', error.status);
+      span.set('error.type', 'TOOLYARD_SANDBOX_KUBERNETES').fail('the Kubernetes API call failed');
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** The template of the session's sandbox, when it has one (a span attribute). */
+  templateOf(sessionKey: string): string | undefined {
+    return this.provider.record(sessionObjectName(this.config.agent, sessionKey))?.template;
+  }
+
   /** Waits for the sandbox to run and binds its server; resumes it first when it was stopped. */
-  private async ensureRunning(record: SandboxRecord): Promise<{ record: SandboxRecord; resumed: boolean }> {
+  private async ensureRunning(
+    record: SandboxRecord,
+    parent?: TraceContext,
+  ): Promise<{ record: SandboxRecord; resumed: boolean }> {
     const template = this.template(record.template);
     let resumed = false;
     if (record.state === 'stopped' || (record.state === 'starting' && record.reason === 'PodMissing')) {
       await this.startLock.run('start', async () => {
         const others = this.provider.records().filter((r) => r.name !== record.name);
         checkQuota(this.config, others, template, 'resume');
-        await this.provider.resume(record.name, new Date(this.clock.now())).catch(kubeFailure);
+        await this.kube('resume', record, parent, () =>
+          this.provider.resume(record.name, new Date(this.clock.now())),
+        ).catch(kubeFailure);
       });
       resumed = record.state === 'stopped';
     }
@@ -205,14 +248,14 @@ export class SandboxManager {
     }
   }
 
-  private async connect(record: SandboxRecord) {
+  private async connect(record: SandboxRecord, parent?: TraceContext) {
     const endpoint = record.endpoint as SandboxEndpoint;
     const template = this.template(record.template);
     try {
       return await this.links.client({ record, endpoint, template }, this.deadline());
     } catch (error) {
       if (error instanceof SandboxError && error.code === 'TOOLYARD_SANDBOX_BIND_FAILED')
-        await this.provider.destroy(record.name).catch(() => {});
+        await this.kube('destroy', record, parent, () => this.provider.destroy(record.name)).catch(() => {});
       throw error;
     }
   }
@@ -232,7 +275,11 @@ export class SandboxManager {
     }
   }
 
-  create(sessionKey: string, templateName: string | undefined): Promise<CreateOutcome> {
+  create(
+    sessionKey: string,
+    templateName: string | undefined,
+    parent?: TraceContext,
+  ): Promise<CreateOutcome> {
     this.checkSessionKey(sessionKey);
     const started = this.clock.now();
     return this.busy(sessionKey, () =>
@@ -250,13 +297,15 @@ export class SandboxManager {
         if (!record) {
           await this.startLock.run('start', async () => {
             checkQuota(this.config, this.provider.records(), template, 'create');
-            await this.provider.create(name, sessionKey, template).catch(kubeFailure);
+            await this.kube('create', { name, template: template.name }, parent, () =>
+              this.provider.create(name, sessionKey, template),
+            ).catch(kubeFailure);
           });
           created = true;
           record = this.provider.record(name) as SandboxRecord;
         }
-        const { record: running, resumed } = await this.ensureRunning(record);
-        await this.connect(running);
+        const { record: running, resumed } = await this.ensureRunning(record, parent);
+        await this.connect(running, parent);
         const readyMs = this.clock.now() - started;
         this.markUsed(running.name);
         if (created) {
@@ -268,9 +317,14 @@ export class SandboxManager {
     );
   }
 
-  /** Runs `task` against the session's running, bound sandbox (resumed if it was stopped). */
+  /**
+   * Runs `task` against the session's running, bound sandbox (resumed if it was stopped). Each call to the
+   * sandbox's server is a client span (`local-execution`) whose context goes on in `params._meta` and the
+   * `traceparent` header, so the server's own span is its child.
+   */
   private async withSandbox<T>(
     sessionKey: string,
+    parent: TraceContext | undefined,
     task: (
       call: (tool: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<ToolAnswer>,
       record: SandboxRecord,
@@ -280,21 +334,39 @@ export class SandboxManager {
     return this.busy(sessionKey, async () => {
       const record = await this.sessionLocks.run(
         sessionKey,
-        async () => (await this.ensureRunning(this.required(sessionKey))).record,
+        async () => (await this.ensureRunning(this.required(sessionKey), parent)).record,
       );
-      const client = await this.connect(record);
+      const client = await this.connect(record, parent);
       const template = this.template(record.template);
       return task(
         async (tool, args, signal) => {
+          const span = this.tracer
+            .start(`tools/call ${tool}`, { kind: 'client', parent, class: 'local-execution' })
+            .set('toolyard.component', 'sandbox-manager')
+            .set('mcp.method.name', 'tools/call')
+            .set('gen_ai.operation.name', 'execute_tool')
+            .set('gen_ai.tool.name', tool)
+            .set('toolyard.sandbox.name', record.name)
+            .set('toolyard.sandbox.template', record.template);
+          // Passed on when traced or when the caller sent a context (as a toolchain's command gets it).
+          const trace =
+            span.recording || parent
+              ? { traceparent: span.traceparent(), tracestate: span.context.tracestate }
+              : undefined;
           try {
-            const answer = (await client.callTool(tool, args, signal)) as ToolAnswer;
+            const answer = (await client.callTool(tool, args, signal, trace)) as ToolAnswer;
+            if (answer.isError === true)
+              span.set('error.type', 'tool-error').fail('the tool returned an error');
             return { ...answer, isError: answer.isError === true };
           } catch (error) {
+            span.set('error.type', 'TOOLYARD_SANDBOX_UNREACHABLE').fail('the sandbox server did not answer');
             throw new SandboxError(
               'TOOLYARD_SANDBOX_UNREACHABLE',
               `sandbox ${record.name}: ${(error as Error).message}`,
               'retry; sandbox_list shows whether it still runs',
             );
+          } finally {
+            span.end();
           }
         },
         record,
@@ -311,8 +383,9 @@ export class SandboxManager {
       timeoutSeconds?: number;
       env?: Record<string, string>;
     },
+    parent?: TraceContext,
   ): Promise<ToolAnswer> {
-    return this.withSandbox(sessionKey, async (call, _record, template) => {
+    return this.withSandbox(sessionKey, parent, async (call, _record, template) => {
       const timeout = input.timeoutSeconds ?? Math.min(300, template.maxTimeoutSeconds);
       if (timeout > template.maxTimeoutSeconds)
         throw new SandboxError(
@@ -341,6 +414,7 @@ export class SandboxManager {
   runCode(
     sessionKey: string,
     input: { language: string; code: string; timeoutSeconds?: number; cwd?: string },
+    parent?: TraceContext,
   ): Promise<ToolAnswer> {
     this.checkSessionKey(sessionKey);
     const refuse = (template: SandboxTemplateConfig): SandboxError | undefined => {
@@ -367,7 +441,7 @@ export class SandboxManager {
     const early = known ? this.config.templates.find((t) => t.name === known.template) : undefined;
     const refusal = early && refuse(early);
     if (refusal) return Promise.reject(refusal);
-    return this.withSandbox(sessionKey, async (call, _record, template) => {
+    return this.withSandbox(sessionKey, parent, async (call, _record, template) => {
       const refused = refuse(template);
       if (refused) throw refused;
       const timeout = input.timeoutSeconds ?? Math.min(300, template.maxTimeoutSeconds);
@@ -390,9 +464,9 @@ export class SandboxManager {
     });
   }
 
-  upload(sessionKey: string, path: string, content: Buffer): Promise<ToolAnswer> {
+  upload(sessionKey: string, path: string, content: Buffer, parent?: TraceContext): Promise<ToolAnswer> {
     const checked = checkWorkspacePath(path);
-    return this.withSandbox(sessionKey, async (call, _record, template) => {
+    return this.withSandbox(sessionKey, parent, async (call, _record, template) => {
       if (content.length > template.maxUploadBytes)
         throw new SandboxError(
           'TOOLYARD_SANDBOX_FILE_TOO_LARGE',
@@ -403,9 +477,9 @@ export class SandboxManager {
     });
   }
 
-  download(sessionKey: string, path: string): Promise<ToolAnswer> {
+  download(sessionKey: string, path: string, parent?: TraceContext): Promise<ToolAnswer> {
     const checked = checkWorkspacePath(path);
-    return this.withSandbox(sessionKey, async (call, _record, template) => {
+    return this.withSandbox(sessionKey, parent, async (call, _record, template) => {
       const answer = await call('read_file', { path: checked });
       const size = Number(answer.structuredContent?.size ?? 0);
       if (!answer.isError && size > template.maxDownloadBytes)
@@ -418,9 +492,14 @@ export class SandboxManager {
     });
   }
 
-  listFiles(sessionKey: string, path: string | undefined, depth: number | undefined): Promise<ToolAnswer> {
+  listFiles(
+    sessionKey: string,
+    path: string | undefined,
+    depth: number | undefined,
+    parent?: TraceContext,
+  ): Promise<ToolAnswer> {
     const checked = path === undefined ? undefined : checkWorkspacePath(path);
-    return this.withSandbox(sessionKey, (call) =>
+    return this.withSandbox(sessionKey, parent, (call) =>
       call('list_files', {
         ...(checked !== undefined ? { path: checked } : {}),
         ...(depth ? { depth } : {}),
@@ -428,17 +507,19 @@ export class SandboxManager {
     );
   }
 
-  stop(sessionKey: string): Promise<SandboxView> {
+  stop(sessionKey: string, parent?: TraceContext): Promise<SandboxView> {
     this.checkSessionKey(sessionKey);
     return this.sessionLocks.run(sessionKey, async () => {
       const record = this.required(sessionKey);
-      if (record.state !== 'stopped') await this.stopRecord(record);
+      if (record.state !== 'stopped') await this.stopRecord(record, parent);
       return this.view(this.provider.record(record.name) ?? record);
     });
   }
 
-  private async stopRecord(record: SandboxRecord): Promise<void> {
-    await this.provider.suspend(record.name, new Date(this.clock.now())).catch(kubeFailure);
+  private async stopRecord(record: SandboxRecord, parent?: TraceContext): Promise<void> {
+    await this.kube('suspend', record, parent, () =>
+      this.provider.suspend(record.name, new Date(this.clock.now())),
+    ).catch(kubeFailure);
     this.links.retain(
       new Set(
         this.provider
@@ -448,23 +529,23 @@ export class SandboxManager {
     );
   }
 
-  resume(sessionKey: string): Promise<CreateOutcome> {
+  resume(sessionKey: string, parent?: TraceContext): Promise<CreateOutcome> {
     this.checkSessionKey(sessionKey);
     const started = this.clock.now();
     return this.busy(sessionKey, () =>
       this.sessionLocks.run(sessionKey, async () => {
-        const { record, resumed } = await this.ensureRunning(this.required(sessionKey));
-        await this.connect(record);
+        const { record, resumed } = await this.ensureRunning(this.required(sessionKey), parent);
+        await this.connect(record, parent);
         return { sandbox: this.view(record), created: false, resumed, readyMs: this.clock.now() - started };
       }),
     );
   }
 
-  destroy(sessionKey: string): Promise<SandboxView> {
+  destroy(sessionKey: string, parent?: TraceContext): Promise<SandboxView> {
     this.checkSessionKey(sessionKey);
     return this.sessionLocks.run(sessionKey, async () => {
       const record = this.required(sessionKey);
-      await this.provider.destroy(record.name).catch(kubeFailure);
+      await this.kube('destroy', record, parent, () => this.provider.destroy(record.name)).catch(kubeFailure);
       this.forget(record.name);
       return this.view(record);
     });
@@ -518,7 +599,8 @@ export class SandboxManager {
           await this.sessionLocks.run(record.sessionKey, async () => {
             const current = this.provider.record(record.name);
             if (current && !isActive(current) && (this.inFlight.get(record.name) ?? 0) === 0) {
-              await this.provider.destroy(record.name);
+              // The lifecycle pass has no caller: each of its Kubernetes calls starts a trace of its own.
+              await this.kube('destroy', current, undefined, () => this.provider.destroy(record.name));
               this.forget(record.name);
               destroyed.push(record.name);
             }

@@ -21,9 +21,12 @@ import { type LogSink, stdoutSink } from '../kit/audit-sink.ts';
 import { allowedHostnames, isAllowedHost, isAllowedOrigin } from '../kit/host.ts';
 import { CallbackGauge, EXPOSITION_CONTENT_TYPE, GaugeMap, Registry } from '../kit/metrics.ts';
 import { readTokenFile, TokenSet } from '../kit/token-file.ts';
+import { contextFromRequest } from '../kit/trace-context.ts';
+import type { Tracer } from '../kit/tracing.ts';
 import { noElicitationValidator } from '../src/mcp.ts';
 import { createModernHandler, isModernRequest, serveModern } from '../src/modern.ts';
 import { SessionRegistry } from '../src/sessions.ts';
+import { carryHeaderTraceContext } from '../src/trace-headers.ts';
 import { SessionTransport } from '../src/transport.ts';
 import { SERVER_VERSION } from '../src/version.ts';
 import { AgentSandboxProvider } from './agent-sandbox-provider.ts';
@@ -41,6 +44,8 @@ export interface BuildSandboxManagerOptions {
   readonly secrets?: { readonly bearerToken: string; readonly bootstrapToken: string };
   /** A provider to use instead of the config's (tests). */
   readonly provider?: SandboxProvider;
+  /** Where spans go (main.ts: `startTelemetry(config.telemetry, …)`). Default: `Tracer.off`. */
+  readonly tracer?: Tracer;
 }
 
 export interface SandboxManagerServer {
@@ -101,7 +106,10 @@ export function buildSandboxManager(
       provider = agentSandbox;
     } else provider = new KubernetesProvider(client, config, onError);
   }
-  const manager = new SandboxManager(config, provider, bootstrapToken, launchType ? { launchType } : {});
+  const manager = new SandboxManager(config, provider, bootstrapToken, {
+    ...(launchType ? { launchType } : {}),
+    ...(options.tracer ? { tracer: options.tracer } : {}),
+  });
   const tools = new SandboxTools(manager, log);
   const tokens = new TokenSet().add('bearer', bearerToken);
   const hostnames = allowedHostnames(config.listen.host, config.listen.allowedHosts);
@@ -132,7 +140,12 @@ export function buildSandboxManager(
     server.setRequestHandler('tools/call', async (request) => {
       if (!offered.some((t) => t.name === request.params.name))
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-      return (await tools.call(request.params.name, request.params.arguments)) as never;
+      // The POST handler copies an HTTP traceparent header into _meta when the request has none there.
+      return (await tools.call(
+        request.params.name,
+        request.params.arguments,
+        contextFromRequest(request.params._meta),
+      )) as never;
     });
     return server;
   };
@@ -163,6 +176,7 @@ export function buildSandboxManager(
   });
   app.post('/mcp', async (request, reply) => {
     const body = request.body;
+    carryHeaderTraceContext(body, request.headers);
     if (isModernRequest(request.headers, body)) {
       reply.hijack();
       await serveModern(modern, request.headers, request.url, body, reply.raw);

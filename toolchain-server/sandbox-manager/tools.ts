@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import type { LogSink } from '../kit/audit-sink.ts';
 import { writeAudit } from '../kit/audit-sink.ts';
+import type { SpanClass } from '../kit/span-attributes.ts';
+import type { TraceContext } from '../kit/trace-context.ts';
 import { RUN_LANGUAGES } from '../src/code-mode/run-code.ts';
 import { toJsonSchema } from '../src/tools/types.ts';
 import type { SandboxManagerConfig } from './config.ts';
@@ -182,6 +184,23 @@ export const SANDBOX_AUDIT_FIELDS = {
   readyMs: 'For sandbox_create and sandbox_resume: milliseconds until the server was bound and ready.',
 } as const;
 
+/**
+ * The class of each tool's span: what the manager does with its own Kubernetes authority
+ * (`external-authority`), or what it runs in a sandbox through the sandbox's server (`local-execution`).
+ */
+const TOOL_CLASS: Record<SandboxToolName, SpanClass> = {
+  sandbox_create: 'external-authority',
+  sandbox_resume: 'external-authority',
+  sandbox_stop: 'external-authority',
+  sandbox_destroy: 'external-authority',
+  sandbox_list: 'external-authority',
+  sandbox_exec: 'local-execution',
+  sandbox_run_code: 'local-execution',
+  sandbox_upload: 'local-execution',
+  sandbox_download: 'local-execution',
+  sandbox_list_files: 'local-execution',
+};
+
 const DENIED = new Set([
   'TOOLYARD_SANDBOX_QUOTA',
   'TOOLYARD_SANDBOX_PATH_REFUSED',
@@ -212,7 +231,12 @@ export class SandboxTools {
     this.log = log;
   }
 
-  async call(name: string, raw: unknown): Promise<ToolAnswer> {
+  /**
+   * One tool call: its audit line and its server span (`tools/call <tool>`), which continues `trace` (the
+   * caller's `params._meta.traceparent` or HTTP header) and is the parent of what the call does. The span gets
+   * what the audit line says: the session key's hash, never the key; no argument, path or content.
+   */
+  async call(name: string, raw: unknown, trace?: TraceContext): Promise<ToolAnswer> {
     const started = performance.now();
     const record: Record<string, unknown> = {
       event: 'sandbox-audit',
@@ -220,6 +244,18 @@ export class SandboxTools {
       tool: name,
       decision: 'allowed',
     };
+    const span = this.manager.tracer
+      .start(`tools/call ${name}`, {
+        kind: 'server',
+        parent: trace,
+        class: TOOL_CLASS[name as SandboxToolName] ?? 'local-execution',
+      })
+      .set('toolyard.component', 'sandbox-manager')
+      .set('toolyard.agent', this.manager.config.agent)
+      .set('mcp.method.name', 'tools/call')
+      .set('gen_ai.operation.name', 'execute_tool')
+      .set('gen_ai.tool.name', name);
+    const parent = span.recording ? span.context : trace;
     try {
       if (!(name in inputs))
         throw new SandboxError('TOOLYARD_SANDBOX_INVALID_ARGUMENTS', `unknown tool ${name}`);
@@ -236,7 +272,7 @@ export class SandboxTools {
         record.session = sessionHash(input.sessionKey);
         record.sandbox = sessionObjectName(this.manager.config.agent, input.sessionKey);
       }
-      const answer = await this.dispatch(name as SandboxToolName, input, record);
+      const answer = await this.dispatch(name as SandboxToolName, input, record, parent);
       if (answer.isError) record.decision = 'error';
       return answer;
     } catch (error) {
@@ -257,6 +293,24 @@ export class SandboxTools {
       record.time = new Date().toISOString();
       record.durationMs = Math.round(performance.now() - started);
       writeAudit(this.log, SANDBOX_AUDIT_FIELDS, record);
+      if (span.recording) {
+        const key = typeof (raw as { sessionKey?: unknown } | null)?.sessionKey === 'string';
+        span
+          .set('toolyard.session', record.session as string | undefined)
+          .set('toolyard.sandbox.name', record.sandbox as string | undefined)
+          .set(
+            'toolyard.sandbox.template',
+            key && record.session
+              ? this.manager.templateOf((raw as { sessionKey: string }).sessionKey)
+              : undefined,
+          )
+          .set('toolyard.decision', record.decision as string)
+          .set('toolyard.code', record.code as string | undefined);
+        if (record.code) span.set('error.type', record.code as string).fail(record.code as string);
+        else if (record.decision === 'error')
+          span.set('error.type', 'tool-error').fail('the tool returned an error');
+      }
+      span.end();
     }
   }
 
@@ -264,6 +318,7 @@ export class SandboxTools {
     name: SandboxToolName,
     input: Record<string, unknown>,
     record: Record<string, unknown>,
+    parent: TraceContext | undefined,
   ): Promise<ToolAnswer> {
     const m = this.manager;
     const key = input.sessionKey as string;
@@ -272,8 +327,8 @@ export class SandboxTools {
       case 'sandbox_resume': {
         const outcome =
           name === 'sandbox_create'
-            ? await m.create(key, input.template as string | undefined)
-            : await m.resume(key);
+            ? await m.create(key, input.template as string | undefined, parent)
+            : await m.resume(key, parent);
         record.state = outcome.sandbox.state;
         record.launch = outcome.sandbox.launch;
         record.readyMs = outcome.readyMs;
@@ -285,12 +340,12 @@ export class SandboxTools {
         return json(outcome, `${viewText(outcome.sandbox)}; ${how}, ready in ${outcome.readyMs} ms`);
       }
       case 'sandbox_exec': {
-        const answer = await m.exec(key, input as never);
+        const answer = await m.exec(key, input as never, parent);
         record.state = 'running';
         return answer;
       }
       case 'sandbox_run_code': {
-        const answer = await m.runCode(key, input as never);
+        const answer = await m.runCode(key, input as never, parent);
         record.state = 'running';
         return answer;
       }
@@ -310,17 +365,17 @@ export class SandboxTools {
             'give exactly one of content and contentBase64',
           );
         record.state = 'running';
-        return m.upload(key, input.path as string, content);
+        return m.upload(key, input.path as string, content, parent);
       }
       case 'sandbox_download':
         record.state = 'running';
-        return m.download(key, input.path as string);
+        return m.download(key, input.path as string, parent);
       case 'sandbox_list_files':
         record.state = 'running';
-        return m.listFiles(key, input.path as string | undefined, input.depth as number | undefined);
+        return m.listFiles(key, input.path as string | undefined, input.depth as number | undefined, parent);
       case 'sandbox_stop':
       case 'sandbox_destroy': {
-        const view = name === 'sandbox_stop' ? await m.stop(key) : await m.destroy(key);
+        const view = name === 'sandbox_stop' ? await m.stop(key, parent) : await m.destroy(key, parent);
         record.state = name === 'sandbox_stop' ? view.state : 'destroyed';
         return json(
           { sandbox: { ...view, state: record.state } },

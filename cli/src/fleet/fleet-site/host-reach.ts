@@ -36,7 +36,7 @@ export interface ContainerReach {
   /** The pod's place in its agent: `agent` or `toolchain <name>`. */
   readonly pod: string;
   readonly container: string;
-  readonly role: 'backend' | 'toolchain';
+  readonly role: 'backend' | 'toolchain' | 'sandbox-manager';
   readonly reaches: readonly Reach[];
 }
 
