@@ -20,13 +20,20 @@ export interface MetricsPort {
 }
 
 /**
- * Every metrics endpoint of the agent: toolchain servers' probe ports, then the broker's health port. Toolchains
+ * Every metrics endpoint of the agent: toolchain servers' and the sandbox manager's probe ports, then the broker's
+ * health port. Toolchains
  * in different pods may share a probe port: its named port is the same in each, so one Service port serves them
  * all. Service ports are unique by number too; the Service's number is only a label here (endpoints resolve the
  * named target port), so the broker's moves up when a toolchain already has its number.
  */
 export function metricsPorts(plan: AgentPlan): MetricsPort[] {
-  const numbers = [...new Set([...sidecarToolchains(plan), ...podToolchains(plan)].map((t) => t.healthPort))];
+  const numbers = [
+    ...new Set([
+      ...[...sidecarToolchains(plan), ...podToolchains(plan)].map((t) => t.healthPort),
+      // The sandbox manager's health listener serves its /metrics too, on a port named the same way.
+      ...(plan.sandboxes ? [plan.sandboxes.healthPort] : []),
+    ]),
+  ];
   const toolchains = numbers.map((port) => ({
     name: `health-${port}`,
     port,

@@ -179,7 +179,7 @@ export class AgentNetworkPolicies extends Construct {
           },
           spec: policySpec(
             sandboxes.selector,
-            fromAgentPod(sandboxes.port),
+            [...fromAgentPod(sandboxes.port), ...scrape([sandboxes.healthPort])],
             sandboxManagerPodEgress(plan, sandboxes),
           ),
         }),

@@ -112,6 +112,33 @@ describe('spec.observability with sandboxes', () => {
     }
   });
 
+  it("scrapes the manager's /metrics: a port of the metrics Service, admitted from scrapeFrom alone", () => {
+    const scraped = withObservability(sandboxAgent(), true);
+    const spec = scraped.spec as unknown as Json;
+    spec.observability.metrics = {
+      scrapeFrom: [{ namespace: 'monitoring', podLabels: { app: 'prometheus' } }],
+    };
+    const rendered = renderAgent(scraped).objects as readonly Json[];
+    const manager = configOf(rendered, 'analyst-sandboxes');
+    const port: number = manager.health.port;
+    const service = find(rendered as never, 'Service', 'analyst-metrics') as Json;
+    assert.ok(
+      service.spec.ports.some((p: Json) => p.port === port && p.targetPort === `health-${port}`),
+      JSON.stringify(service.spec.ports),
+    );
+    const policy = find(rendered as never, 'NetworkPolicy', 'analyst-sandboxes') as Json;
+    const scrapeRules = policy.spec.ingress.filter((rule: Json) =>
+      rule.from.some((peer: Json) => peer.podSelector?.matchLabels?.app === 'prometheus'),
+    );
+    assert.deepEqual(
+      scrapeRules.map((rule: Json) => rule.ports),
+      [[{ port, protocol: 'TCP' }]],
+    );
+    // Without scrapeFrom no scraper is admitted.
+    const plain = find(objects as never, 'NetworkPolicy', 'analyst-sandboxes') as Json;
+    assert.equal(plain.spec.ingress.length, 1);
+  });
+
   it('explain lists the manager among the emitters, and its key in the tokens Secret command', () => {
     const text = formatExplainReport(explainAgent(planAgent(withObservability(sandboxAgent(), true))));
     assert.match(text, /sandbox manager.*traces/);
