@@ -27,9 +27,8 @@ import {
   SANDBOXES_COMPONENT,
 } from '../../constructs/src/sandbox-plan.ts';
 import { goLiteral, literalStringOf } from './broker-config-template.ts';
-import type { ChartBuilder } from './chart-builder.ts';
-import { componentNodes } from './component-values.ts';
-import type { Path } from './object-lifter.ts';
+import { type ComponentValues, componentNodes } from './component-values.ts';
+import type { ObjectLifter, Path } from './object-lifter.ts';
 import {
   type EntryNode,
   type ExprNode,
@@ -43,6 +42,17 @@ import {
 } from './template-yaml.ts';
 import { group, type JsonSchema, leaf, type ValueNode } from './values-model.ts';
 import { dictLiteral, pad, valuesKey, valuesRef } from './values-refs.ts';
+
+/**
+ * What the sandbox parts of a chart take from the chart builder (chart-builder.ts, which calls them): its plan,
+ * chart name, component values and its helpers for names, hosts and strings. An interface, so this module does
+ * not import the builder that imports it.
+ */
+export interface ChartBuilder extends ObjectLifter {
+  readonly components: ReadonlyMap<string, ComponentValues>;
+  nameExpr(name: string, kind?: string): ExprNode | undefined;
+  transformString(object: KubeObject, value: string, path: Path): unknown;
+}
 
 export const SANDBOXES_TEMPLATE_FILE = 'templates/_sandboxes.tpl';
 

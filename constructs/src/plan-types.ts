@@ -3,7 +3,7 @@
  * and broker-plan.ts, read by everything downstream). Types only, so the modules that build the plan can share
  * them without importing each other.
  */
-import type { Backend, Resources } from '../../schema/src/types.generated.ts';
+import type { Backend, Resources, Sandboxes } from '../../schema/src/types.generated.ts';
 import type {
   CacheAccess,
   CacheKind,
@@ -26,10 +26,6 @@ export interface EgressRule {
   readonly cidrs: readonly string[];
   readonly ports: readonly number[];
 }
-
-import type { PlannedSandboxes } from './sandbox-plan.ts';
-
-export type { PlannedSandboxes, PlannedSandboxTemplate } from './sandbox-plan.ts';
 
 export interface PlannedImage {
   readonly reference: string;
@@ -434,3 +430,68 @@ export interface PlannedObservability {
 }
 
 export type PodToolchain = PlannedToolchain & { readonly pod: PlannedToolchainPod };
+
+/** `spec.sandboxes` as planned (constructs/src/sandbox-plan.ts plans it; docs/sandboxes.md). */
+export type SandboxProviderName = NonNullable<Sandboxes['provider']>;
+
+export interface PlannedSandboxTemplate {
+  readonly name: string;
+  /** SandboxTemplate, SandboxWarmPool, server ConfigMap and NetworkPolicy: `<agent>-sandbox-<name>`. */
+  readonly objectName: string;
+  readonly component: string;
+  /** Labels of its pods, which its NetworkPolicy selects. */
+  readonly selector: Labels;
+  /** The Host the manager sends to its server. */
+  readonly serverHost: string;
+  /** The template as a toolchain in its own pod: its server config, container and egress. */
+  readonly toolchain: PlannedToolchain;
+  readonly mountPath: string;
+  readonly storage: string;
+  readonly storageClassName?: string;
+  readonly warmPoolReplicas: number;
+  /** The spec set `warmPool` itself (the default applies to agent-sandbox only). */
+  readonly warmPoolDeclared: boolean;
+  readonly idleTimeoutSeconds: number;
+  readonly retentionSeconds: number;
+  readonly maxUploadBytes: number;
+  readonly maxDownloadBytes: number;
+  /** What one running sandbox counts against the quota: limits, else requests. */
+  readonly cpuMillis: number;
+  readonly memoryBytes: number;
+}
+
+export interface PlannedSandboxes {
+  readonly provider: SandboxProviderName;
+  /** The manager's Deployment, Service, ServiceAccount, Role, RoleBinding, ConfigMap, NetworkPolicy. */
+  readonly objectName: string;
+  readonly component: string;
+  readonly selector: Labels;
+  readonly host: string;
+  /** The MCP endpoint backends call. */
+  readonly url: string;
+  /** The MCP server name in client configs. */
+  readonly serverName: string;
+  readonly image: PlannedImage;
+  readonly port: number;
+  readonly healthPort: number;
+  readonly auth: {
+    readonly secret: { readonly name: string; readonly key: string };
+    readonly backendEnv: string;
+  };
+  readonly bootstrapSecret: { readonly name: string; readonly key: string };
+  /** The ServiceAccount of every sandbox pod: no token, no Role. */
+  readonly podServiceAccount: string;
+  /** Labels of every object the manager creates (claims, pods, workspace claims), and its list selector. */
+  readonly managedLabels: Labels;
+  readonly quota: {
+    readonly maxSandboxes: number;
+    readonly maxSessions: number;
+    readonly cpuMillis: number;
+    readonly memoryBytes: number;
+  };
+  /** The quota's cpu and memory as the spec writes them (a chart's default values); "" when unset. */
+  readonly quotaQuantities: { readonly cpu: string; readonly memory: string };
+  readonly templates: readonly PlannedSandboxTemplate[];
+  /** Largest `limits.maxTimeoutSeconds` of the templates: backends' tool timeout for the manager. */
+  readonly maxTimeoutSeconds: number;
+}
