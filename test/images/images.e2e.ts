@@ -355,8 +355,10 @@ describe('OCI images from npm run images', { timeout: 900_000 }, () => {
         ...rendered,
         listen: { host: '127.0.0.1', port: 0 },
         health: undefined,
-        // Bearer auth reads a mounted Secret file; this test is about the runtime, so it calls without a token.
+        // Bearer auth and the telemetry export read mounted Secret files (the example enables observability);
+        // this test is about the runtime, so it calls without a token and exports nothing.
         auth: undefined,
+        telemetry: undefined,
         workspaceRoots: ['/tmp'],
       });
       const server = await startInRootfs({
