@@ -4,19 +4,8 @@
  * health listener (`/healthz`, `/readyz`, `/metrics`) — plus the lifecycle loop, without listening; only main.ts
  * listens. Tests and benches start it in-process the same way.
  */
-import { randomUUID } from 'node:crypto';
-import {
-  isInitializeRequest,
-  isJSONRPCRequest,
-  type JSONRPCMessage,
-  ProtocolError,
-  ProtocolErrorCode,
-  parseJSONRPCMessage,
-  Server,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  type Tool,
-} from '@modelcontextprotocol/server';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { type LogSink, stdoutSink } from '../kit/audit-sink.ts';
 import { allowedHostnames, isAllowedHost, isAllowedOrigin } from '../kit/host.ts';
 import { CallbackGauge, EXPOSITION_CONTENT_TYPE, GaugeMap, Registry } from '../kit/metrics.ts';
@@ -24,10 +13,9 @@ import { readTokenFile, TokenSet } from '../kit/token-file.ts';
 import { contextFromRequest } from '../kit/trace-context.ts';
 import type { Tracer } from '../kit/tracing.ts';
 import { noElicitationValidator } from '../src/mcp.ts';
-import { createModernHandler, isModernRequest, serveModern } from '../src/modern.ts';
+import { jsonRpcError, registerMcpRoutes } from '../src/mcp-routes.ts';
+import { createModernHandler } from '../src/modern.ts';
 import { SessionRegistry } from '../src/sessions.ts';
-import { carryHeaderTraceContext } from '../src/trace-headers.ts';
-import { SessionTransport } from '../src/transport.ts';
 import { SERVER_VERSION } from '../src/version.ts';
 import { AgentSandboxProvider } from './agent-sandbox-provider.ts';
 import type { SandboxManagerConfig } from './config.ts';
@@ -67,13 +55,6 @@ const NO_ROUTE_SCHEMAS = {
     },
   },
 };
-
-function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
-  return reply
-    .code(status)
-    .header('content-type', 'application/json')
-    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
-}
 
 export function buildSandboxManager(
   config: SandboxManagerConfig,
@@ -174,69 +155,7 @@ export function buildSandboxManager(
       return jsonRpcError(reply, 401, -32001, 'Unauthorized: a valid bearer token is required');
     }
   });
-  app.post('/mcp', async (request, reply) => {
-    const body = request.body;
-    carryHeaderTraceContext(body, request.headers);
-    if (isModernRequest(request.headers, body)) {
-      reply.hijack();
-      await serveModern(modern, request.headers, request.url, body, reply.raw);
-      return;
-    }
-    const batch = Array.isArray(body);
-    const raw: unknown[] = batch ? body : [body];
-    if (raw.length === 0) return jsonRpcError(reply, 400, -32600, 'Invalid Request: empty batch');
-    const messages: JSONRPCMessage[] = [];
-    for (const item of raw) {
-      try {
-        messages.push(parseJSONRPCMessage(item));
-      } catch {
-        return jsonRpcError(reply, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
-      }
-    }
-    let session = undefined as ReturnType<typeof sessions.get>;
-    if (messages.some(isInitializeRequest)) {
-      if (messages.length > 1)
-        return jsonRpcError(reply, 400, -32600, 'Invalid Request: initialize must be sent on its own');
-      if (sessions.full) {
-        reply.header('retry-after', String(sessions.retryAfterSeconds()));
-        return jsonRpcError(reply, 503, -32000, 'Service Unavailable: too many MCP sessions; retry later');
-      }
-      const id = randomUUID();
-      const transport = new SessionTransport(id);
-      const server = createServer();
-      transport.onclose = () => sessions.forget(id);
-      await server.connect(transport);
-      session = { server, transport };
-      sessions.add(id, session);
-    } else {
-      const id = request.headers['mcp-session-id'];
-      if (typeof id !== 'string' || id === '')
-        return jsonRpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-      session = sessions.get(id);
-      if (!session) return jsonRpcError(reply, 404, -32001, 'Session not found');
-      const version = request.headers['mcp-protocol-version'];
-      if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
-        return jsonRpcError(reply, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${version}`);
-    }
-    reply.hijack();
-    session.transport.handlePost(messages, batch && messages.some(isJSONRPCRequest), reply.raw);
-  });
-  app.get('/mcp', async (_request, reply) => {
-    reply.header('allow', 'POST, DELETE');
-    return jsonRpcError(
-      reply,
-      405,
-      -32000,
-      'Method Not Allowed: this server offers no standalone SSE stream',
-    );
-  });
-  app.delete('/mcp', async (request, reply) => {
-    const id = request.headers['mcp-session-id'];
-    if (typeof id !== 'string' || !sessions.get(id))
-      return jsonRpcError(reply, 404, -32001, 'Session not found');
-    await sessions.close(id);
-    return reply.code(200).send();
-  });
+  registerMcpRoutes(app, { sessions, modern, createServer });
 
   const metrics = new Registry();
   const byState = new GaugeMap('toolyard_sandboxes', 'Sandboxes of the agent by template and state.');

@@ -3,14 +3,6 @@
  * DNS rebinding, and the optional bearer token. Everything that decides what runs lives in the Toolchain.
  * `buildServer` returns the app; only main.ts listens.
  */
-import { randomUUID } from 'node:crypto';
-import {
-  isInitializeRequest,
-  isJSONRPCRequest,
-  type JSONRPCMessage,
-  parseJSONRPCMessage,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/server';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type LogSink, stdoutSink } from '../kit/audit-sink.ts';
 import { allowedHostnames, isAllowedHost, isAllowedOrigin } from '../kit/host.ts';
@@ -19,12 +11,11 @@ import { guardSilentConnections, HTTP_TIMEOUTS, type HttpTimeouts } from '../kit
 import { readTokenFile, TokenSet } from '../kit/token-file.ts';
 import type { ToolchainServerConfig } from './config.ts';
 import { createMcpServer } from './mcp.ts';
-import { createModernHandler, isModernRequest, serveModern } from './modern.ts';
+import { jsonRpcError, registerMcpRoutes } from './mcp-routes.ts';
+import { createModernHandler } from './modern.ts';
 import { SandboxBinding } from './sandbox-binding.ts';
-import { type Session, SessionRegistry } from './sessions.ts';
+import { SessionRegistry } from './sessions.ts';
 import { Toolchain, type ToolchainOptions } from './toolchain.ts';
-import { carryHeaderTraceContext } from './trace-headers.ts';
-import { SessionTransport } from './transport.ts';
 
 export interface BuildServerOptions {
   readonly config: ToolchainServerConfig;
@@ -56,13 +47,6 @@ declare module 'fastify' {
 export function loadBearerToken(config: ToolchainServerConfig): string | undefined {
   const file = config.auth?.bearerTokenFile;
   return file === undefined ? undefined : readTokenFile(file, '/auth/bearerTokenFile');
-}
-
-function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
-  return reply
-    .code(status)
-    .header('content-type', 'application/json')
-    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 export function buildServer(opts: BuildServerOptions): FastifyInstance {
@@ -184,95 +168,28 @@ export function buildServer(opts: BuildServerOptions): FastifyInstance {
   registerHealthRoutes(app, toolchain);
   registerMetricsRoute(app, toolchain);
 
-  app.post('/mcp', async (request, reply) => {
-    if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json'))
-      return jsonRpcError(
-        reply,
-        415,
-        -32000,
-        'Unsupported Media Type: Content-Type must be application/json',
-      );
-    const accept = request.headers.accept ?? '';
-    if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
-      return jsonRpcError(
-        reply,
-        406,
-        -32000,
-        'Not Acceptable: Accept must list application/json and text/event-stream',
-      );
-    const body = request.body;
-    carryHeaderTraceContext(body, request.headers);
-    if (isModernRequest(request.headers, body)) {
-      reply.hijack();
-      await serveModern(modern, request.headers, request.url, body, reply.raw);
-      return;
-    }
-    const batch = Array.isArray(body);
-    const raw: unknown[] = batch ? body : [body];
-    if (raw.length === 0) return jsonRpcError(reply, 400, -32600, 'Invalid Request: empty batch');
-    const messages: JSONRPCMessage[] = [];
-    for (const item of raw) {
-      let message: JSONRPCMessage;
-      try {
-        message = parseJSONRPCMessage(item);
-      } catch {
-        return jsonRpcError(reply, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
-      }
-      messages.push(message);
-    }
-    const initialize = messages.some(isInitializeRequest);
-    let session: Session | undefined;
-    const sessionHeader = request.headers['mcp-session-id'];
-    if (initialize) {
-      if (messages.length > 1)
-        return jsonRpcError(reply, 400, -32600, 'Invalid Request: initialize must be sent on its own');
-      // Live sessions are never evicted to make room: the new client waits instead.
-      if (sessions.full) {
-        reply.header('retry-after', String(sessions.retryAfterSeconds()));
+  registerMcpRoutes(app, {
+    sessions,
+    modern,
+    createServer: () => createMcpServer(toolchain, log),
+    precheck: (request, reply) => {
+      if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json'))
         return jsonRpcError(
           reply,
-          503,
+          415,
           -32000,
-          `Service Unavailable: all ${sessions.max} MCP sessions are in use; retry later`,
+          'Unsupported Media Type: Content-Type must be application/json',
         );
-      }
-      const id = randomUUID();
-      const transport = new SessionTransport(id);
-      const server = createMcpServer(toolchain, log);
-      transport.onclose = () => sessions.forget(id);
-      await server.connect(transport);
-      session = { server, transport };
-      sessions.add(id, session);
-    } else {
-      if (typeof sessionHeader !== 'string' || sessionHeader === '')
-        return jsonRpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-      session = sessions.get(sessionHeader);
-      if (!session) return jsonRpcError(reply, 404, -32001, 'Session not found');
-      const version = request.headers['mcp-protocol-version'];
-      if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
-        return jsonRpcError(reply, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${version}`);
-    }
-    reply.hijack();
-    session.transport.handlePost(messages, batch && messages.some(isJSONRPCRequest), reply.raw);
-  });
-
-  app.get('/mcp', async (_request, reply) => {
-    // No server-initiated messages exist outside requests, so there is no standalone SSE stream.
-    reply.header('allow', 'POST, DELETE');
-    return jsonRpcError(
-      reply,
-      405,
-      -32000,
-      'Method Not Allowed: this server offers no standalone SSE stream',
-    );
-  });
-
-  app.delete('/mcp', async (request, reply) => {
-    const id = request.headers['mcp-session-id'];
-    if (typeof id !== 'string' || !sessions.get(id))
-      return jsonRpcError(reply, 404, -32001, 'Session not found');
-    await sessions.close(id);
-    return reply.code(200).send();
+      const accept = request.headers.accept ?? '';
+      if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
+        return jsonRpcError(
+          reply,
+          406,
+          -32000,
+          'Not Acceptable: Accept must list application/json and text/event-stream',
+        );
+      return undefined;
+    },
   });
 
   return app;
