@@ -35,8 +35,9 @@ log(`binaries ready in ${((Date.now() - built) / 1000).toFixed(1)} s`);
 // The real node runs unless TOOLYARD_TEST_NODE=skip (a machine without root, containerd or netfilter); its tests
 // then skip and say so. It imports toolyard's images that `npm run images` built (npm test builds them first).
 const withNode = process.env.TOOLYARD_TEST_NODE !== 'skip';
-// Only what the node tests run (each import unpacks a few hundred MB): the broker and a toolchain image.
-const NODE_IMAGES = ['toolyard-broker', 'toolchain-node'];
+// Only what the node tests run (each import unpacks a few hundred MB): the broker, a toolchain image, and the
+// server image whose init container installs the server into every toolchain pod (injectServer defaults to on).
+const NODE_IMAGES = ['toolyard-broker', 'toolchain-node', 'toolchain-server'];
 const images = builtImages().filter((image) =>
   NODE_IMAGES.some((name) => image.repository.endsWith(`/${name}`)),
 );

@@ -8,11 +8,11 @@
  * search by hand.
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { acceptedMutantManifests, MUTANT_SEED } from '../../support/spec-mutants.ts';
 import type { ClusterClient } from '../client.ts';
 import { applyPrerequisites } from './prerequisites.ts';
-import { objectsOf, restrictedNamespace, useCluster, warnings } from './support.ts';
+import { type KubeObjectRef, objectsOf, restrictedNamespace, useCluster, warnings } from './support.ts';
 
 const SEED = Number(process.env.TOOLYARD_MUTANT_SEED ?? MUTANT_SEED);
 const COUNT = Number(process.env.TOOLYARD_MUTANT_COUNT ?? 40);
@@ -31,19 +31,26 @@ describe('accepted spec mutants pass the real API server (validate is the truth)
       `the mutant stream of seed ${SEED} gave only ${sample.length} accepted`,
     );
     const failures: string[] = [];
+    const created = new Set<string>();
+    after(() => {
+      if (created.size > 0) cluster.kubectl(['delete', 'namespace', '--wait=false', ...created]);
+    });
     let objects = 0;
     const examples = new Set<string>();
     for (const accepted of sample) {
       const { index, example, edits } = accepted.mutant;
       const label = `mutant ${index} of ${example} (${edits.join('; ')})`;
-      const parsed = objectsOf(accepted.yaml);
+      const parsed = inNamespacesOfItsOwn(objectsOf(accepted.yaml), index);
       objects += parsed.length;
       examples.add(example);
-      for (const ns of accepted.namespaces) restrictedNamespace(cluster, ns);
+      for (const ns of accepted.namespaces) {
+        restrictedNamespace(cluster, ownNamespace(ns, index));
+        created.add(ownNamespace(ns, index));
+      }
       applyPrerequisites(cluster, parsed);
       const result = cluster.kubectl(
         ['apply', '--server-side', '--field-manager=toolyard', '--dry-run=server', '-f', '-'],
-        { input: accepted.yaml },
+        { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: parsed }) },
       );
       if (result.status !== 0) failures.push(`${label}: refused:\n${result.stderr.trim()}`);
       else if (warnings(result).length > 0)
@@ -59,7 +66,8 @@ describe('accepted spec mutants pass the real API server (validate is the truth)
   it('control: the same check catches what the API server refuses or warns on', () => {
     const [first] = acceptedMutantManifests(1, SEED);
     assert.ok(first);
-    const objects = objectsOf(first.yaml) as unknown as Mutable[];
+    const objects = inNamespacesOfItsOwn(objectsOf(first.yaml), 'control') as unknown as Mutable[];
+    for (const ns of first.namespaces) restrictedNamespace(cluster, ownNamespace(ns, 'control'));
     const deployment = objects.find((o) => o.kind === 'Deployment');
     assert.ok(deployment, 'the sampled mutant renders a Deployment');
     const dryRun = (items: readonly unknown[]) =>
@@ -86,4 +94,22 @@ describe('accepted spec mutants pass the real API server (validate is the truth)
 interface Mutable {
   kind: string;
   spec: { template: { spec: { containers: unknown[] } } };
+}
+
+/**
+ * Each mutant in namespaces of its own: every dry run is then a create, as a first install is — not an update of
+ * the objects other files of this run left in the examples' namespaces (their field managers would conflict, and
+ * an update is held to rules a create is not, such as a StatefulSet's immutable fields).
+ */
+function ownNamespace(namespace: string, index: number | string): string {
+  return `m${index}-${namespace}`.slice(0, 63).replace(/-+$/, '');
+}
+
+function inNamespacesOfItsOwn(objects: readonly KubeObjectRef[], index: number | string): KubeObjectRef[] {
+  return objects.map((o) => {
+    const metadata = { ...o.metadata };
+    if (metadata.namespace) metadata.namespace = ownNamespace(metadata.namespace, index);
+    if (o.kind === 'Namespace') metadata.name = ownNamespace(metadata.name, index);
+    return { ...o, metadata };
+  });
 }
