@@ -96,11 +96,14 @@ interface Pod {
 function podOf(cluster: ClusterClient, component: string): Pod {
   const list = cluster.kubectlJson<{
     items: {
-      metadata: { name: string; labels: Record<string, string> };
+      metadata: { name: string; labels: Record<string, string>; deletionTimestamp?: string };
       status: { podIP?: string; phase?: string };
     }[];
   }>(['get', 'pods', '-n', NS, '-l', `app.kubernetes.io/component=${component}`]);
-  const running = list.items.find((p) => p.status.phase === 'Running' && p.status.podIP);
+  // A terminating pod is still Running, with its IP, until its grace period ends — and never starts a probe.
+  const running = list.items.find(
+    (p) => p.status.phase === 'Running' && p.status.podIP && !p.metadata.deletionTimestamp,
+  );
   assert.ok(running, `a running ${component} pod`);
   return { name: running.metadata.name, ip: running.status.podIP ?? '', labels: running.metadata.labels };
 }
@@ -162,6 +165,14 @@ describe('the rendered NetworkPolicies, enforced on a real node', () => {
     }
     applyObjects(cluster, objects);
     // The broker reads its CA file at start: a broker pod of an earlier run on this cluster trusts an older CA.
+    // Its replacement is waited for by name: the Deployment may still report the old pod Available for a moment,
+    // and a terminating pod never starts the ephemeral probe the test adds to it.
+    const brokerPods = (): string[] =>
+      cluster
+        .kubectlOk(['get', 'pods', '-n', NS, '-l', 'app.kubernetes.io/component=broker', '-o', 'name'])
+        .split('\n')
+        .filter(Boolean);
+    const replaced = brokerPods();
     cluster.kubectlOk([
       'delete',
       'pods',
@@ -171,6 +182,11 @@ describe('the rendered NetworkPolicies, enforced on a real node', () => {
       'app.kubernetes.io/component=broker',
       '--wait=false',
     ]);
+    await waitFor(
+      `the broker pods ${replaced.join(', ')} to be gone`,
+      () => !brokerPods().some((pod) => replaced.includes(pod)),
+      120_000,
+    );
     await waitForWorkloads(cluster, objects, 180_000);
   });
   after(() => {

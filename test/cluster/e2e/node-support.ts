@@ -205,21 +205,33 @@ export async function attachProbe(
     '-p',
     JSON.stringify(patch),
   ]);
+  type ProbedPod = {
+    metadata: { deletionTimestamp?: string };
+    status: {
+      phase?: string;
+      ephemeralContainerStatuses?: { name: string; state?: { running?: unknown } }[];
+    };
+  };
   const deadline = Date.now() + 60_000;
+  let last: ProbedPod | undefined;
   while (Date.now() < deadline) {
-    const state = cluster.kubectl([
-      'get',
-      'pod',
-      pod,
-      '-n',
-      namespace,
-      '-o',
-      `jsonpath={.status.ephemeralContainerStatuses[?(@.name=="${name}")].state.running.startedAt}`,
-    ]).stdout;
-    if (state) return name;
+    last = cluster.kubectlJson<ProbedPod>(['get', 'pod', pod, '-n', namespace]);
+    const status = last.status.ephemeralContainerStatuses?.find((s) => s.name === name);
+    if (status?.state?.running) return name;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  throw new Error(`the ephemeral probe ${name} in ${namespace}/${pod} did not start`);
+  const events = cluster.kubectl([
+    'get',
+    'events',
+    '-n',
+    namespace,
+    `--field-selector=involvedObject.name=${pod}`,
+  ]).stdout;
+  throw new Error(
+    `the ephemeral probe ${name} in ${namespace}/${pod} did not start within 60 s: pod phase ${last?.status.phase}` +
+      `${last?.metadata.deletionTimestamp ? `, terminating since ${last.metadata.deletionTimestamp}` : ''}, ` +
+      `probe status ${JSON.stringify(last?.status.ephemeralContainerStatuses?.find((s) => s.name === name) ?? null)}\n${events}`,
+  );
 }
 
 /** A listening socket on the fake public host (`address:port` in the node's "internet" namespace). */
