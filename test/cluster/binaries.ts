@@ -9,10 +9,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../../release/src/cache-dir.ts';
+import { fillCacheDir, goBuild, goBuildEnv, hasFile } from '../support/go-build.ts';
 import {
   AGENT_SANDBOX_MODULE,
   AGENT_SANDBOX_VERSION,
@@ -166,29 +167,16 @@ function moduleTime(moduleDir: string, path: string): string {
     execFileSync(goBinary(), ['list', '-m', '-json', path], {
       cwd: moduleDir,
       encoding: 'utf8',
-      env: goEnv(),
+      env: goBuildEnv(),
     }),
   ) as { Time?: string };
   if (!info.Time) throw new Error(`go list -m ${path} gave no release time`);
   return info.Time.replace(/\.\d+Z$/, 'Z');
 }
 
-function goEnv(): NodeJS.ProcessEnv {
-  // GOTOOLCHAIN=local: the machine's Go builds it, never a toolchain fetched because a go.mod asks for one;
-  // -mod=readonly: go.sum is the lock, a missing entry is an error rather than a silent update.
-  return { ...process.env, CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly -buildvcs=false' };
-}
-
-function goBuild(moduleDir: string, out: string, ldflags: string, packages: readonly string[]): void {
-  execFileSync(
-    'go',
-    ['build', '-trimpath', '-ldflags', `-s -w ${ldflags}`.trim(), '-o', `${out}/`, ...packages],
-    {
-      cwd: moduleDir,
-      env: goEnv(),
-      stdio: ['ignore', 'inherit', 'inherit'],
-    },
-  );
+/** `go build` of packages of a pinned module into `out/`, with the Go `goBinary` chose. */
+function buildFrom(moduleDir: string, out: string, ldflags: string, packages: readonly string[]): void {
+  goBuild({ go: goBinary(), moduleDir, output: `${out}/`, packages, ldflags });
 }
 
 function firstLine(binary: string, args: readonly string[]): string {
@@ -218,33 +206,22 @@ function checkVersions(bin: ClusterBinaries): void {
 /** Builds the binaries unless the cache has them; returns where they are. Atomic: a half-done build never counts. */
 export function buildClusterBinaries(log: (line: string) => void = () => {}): ClusterBinaries {
   const dir = binariesDir();
-  if (existsSync(join(dir, '.complete'))) return binariesIn(dir);
-  mkdirSync(dirname(dir), { recursive: true });
-  const staging = mkdtempSync(`${dir}.staging-`);
-  try {
+  fillCacheDir(dir, hasFile('.complete'), (staging) => {
     const started = Date.now();
     log(`building Kubernetes ${KUBERNETES_VERSION} and etcd from Go modules (cold: ~5-10 min on 2 cores)`);
     const ldflags = versionLdflags(moduleTime(CONTROL_PLANE_MODULE, 'k8s.io/kubernetes'));
-    goBuild(CONTROL_PLANE_MODULE, staging, ldflags, [...KUBERNETES_COMMANDS, './cmd/etcd']);
+    buildFrom(CONTROL_PLANE_MODULE, staging, ldflags, [...KUBERNETES_COMMANDS, './cmd/etcd']);
     log(
       `building kwok ${KWOK_VERSION}, CoreDNS ${COREDNS_VERSION}, kube-router ${KUBE_ROUTER_VERSION} and the node's tools`,
     );
-    goBuild(KWOK_MODULE, staging, '', ['sigs.k8s.io/kwok/cmd/kwok']);
-    goBuild(COREDNS_MODULE, staging, '', ['github.com/coredns/coredns']);
-    goBuild(KUBE_ROUTER_MODULE, staging, '', ['github.com/cloudnativelabs/kube-router/v2/cmd/kube-router']);
-    goBuild(NODE_TOOLS_MODULE, staging, '', ['./cmd/pause', './cmd/probe']);
+    buildFrom(KWOK_MODULE, staging, '', ['sigs.k8s.io/kwok/cmd/kwok']);
+    buildFrom(COREDNS_MODULE, staging, '', ['github.com/coredns/coredns']);
+    buildFrom(KUBE_ROUTER_MODULE, staging, '', ['github.com/cloudnativelabs/kube-router/v2/cmd/kube-router']);
+    buildFrom(NODE_TOOLS_MODULE, staging, '', ['./cmd/pause', './cmd/probe']);
     checkVersions(binariesIn(staging));
     writeFileSync(join(staging, '.complete'), `${binariesKey()}\n`);
     log(`cluster binaries built in ${Math.round((Date.now() - started) / 1000)} s`);
-    try {
-      renameSync(staging, dir);
-    } catch (error) {
-      // Another process finished the same build first; its binaries are the same.
-      if (!existsSync(join(dir, '.complete'))) throw error;
-    }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
+  });
   return binariesIn(dir);
 }
 
@@ -291,31 +268,21 @@ function agentSandboxIn(dir: string): AgentSandboxBinaries {
 /** Builds agent-sandbox's controller and copies its CRDs unless the cache has them; returns where they are. */
 export function buildAgentSandbox(log: (line: string) => void = () => {}): AgentSandboxBinaries {
   const dir = cacheDir('cluster', agentSandboxKey());
-  if (existsSync(join(dir, '.complete'))) return agentSandboxIn(dir);
-  mkdirSync(dirname(dir), { recursive: true });
-  const staging = mkdtempSync(`${dir}.staging-`);
-  try {
+  fillCacheDir(dir, hasFile('.complete'), (staging) => {
     const started = Date.now();
     log(`building agent-sandbox ${AGENT_SANDBOX_VERSION}'s controller (cold: ~5 min on 2 cores)`);
-    goBuild(AGENT_SANDBOX_GO_MODULE, staging, '', [`${AGENT_SANDBOX_MODULE}/cmd/agent-sandbox-controller`]);
+    buildFrom(AGENT_SANDBOX_GO_MODULE, staging, '', [`${AGENT_SANDBOX_MODULE}/cmd/agent-sandbox-controller`]);
     const moduleDir = execFileSync(goBinary(), ['list', '-m', '-f', '{{.Dir}}', AGENT_SANDBOX_MODULE], {
       cwd: AGENT_SANDBOX_GO_MODULE,
       encoding: 'utf8',
-      env: goEnv(),
+      env: goBuildEnv(),
     }).trim();
     mkdirSync(join(staging, 'crds'));
     for (const file of AGENT_SANDBOX_CRDS)
       writeFileSync(join(staging, 'crds', file), readFileSync(join(moduleDir, 'k8s', 'crds', file)));
     writeFileSync(join(staging, '.complete'), `${agentSandboxKey()}\n`);
     log(`agent-sandbox controller built in ${Math.round((Date.now() - started) / 1000)} s`);
-    try {
-      renameSync(staging, dir);
-    } catch (error) {
-      if (!existsSync(join(dir, '.complete'))) throw error;
-    }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
+  });
   return agentSandboxIn(dir);
 }
 

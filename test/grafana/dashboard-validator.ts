@@ -7,10 +7,11 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../../release/src/cache-dir.ts';
+import { fillCacheDir, goBuild, hasFile } from '../support/go-build.ts';
 
 const MODULE = join(dirname(fileURLToPath(import.meta.url)), 'validator');
 const RECIPE = 'static, trimpath, stripped: 1';
@@ -25,30 +26,10 @@ function validatorBinary(): string {
 /** Builds the validator unless the cache has it; returns the binary. A half-done build never counts. */
 export function buildDashboardValidator(log: (line: string) => void = () => {}): string {
   const binary = validatorBinary();
-  if (existsSync(binary)) return binary;
-  const dir = dirname(binary);
-  mkdirSync(dirname(dir), { recursive: true });
-  const staging = mkdtempSync(`${dir}.staging-`);
-  try {
+  fillCacheDir(dirname(binary), hasFile('validate'), (staging) => {
     log('building the Grafana dashboard validator from its Go module');
-    execFileSync('go', ['build', '-trimpath', '-ldflags', '-s -w', '-o', join(staging, 'validate'), '.'], {
-      cwd: MODULE,
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: {
-        ...process.env,
-        CGO_ENABLED: '0',
-        GOTOOLCHAIN: 'local',
-        GOFLAGS: '-mod=readonly -buildvcs=false',
-      },
-    });
-    try {
-      renameSync(staging, dir);
-    } catch (error) {
-      if (!existsSync(binary)) throw error;
-    }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
+    goBuild({ moduleDir: MODULE, output: join(staging, 'validate'), packages: ['.'] });
+  });
   return binary;
 }
 

@@ -11,11 +11,12 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../../release/src/cache-dir.ts';
+import { fillCacheDir, goBuild, hasFile } from '../support/go-build.ts';
 
 const MODULE = join(dirname(fileURLToPath(import.meta.url)), 'jaeger');
 export const JAEGER_VERSION = 'v1.76.0';
@@ -39,42 +40,14 @@ export function jaegerBinary(): string {
 /** Builds Jaeger unless the cache has it; returns the binary. Atomic: a half-done build never counts. */
 export function buildJaeger(log: (line: string) => void = () => {}): string {
   const binary = jaegerBinary();
-  if (existsSync(binary)) return binary;
-  const dir = dirname(binary);
-  mkdirSync(dirname(dir), { recursive: true });
-  const staging = mkdtempSync(`${dir}.staging-`);
-  try {
+  fillCacheDir(dirname(binary), hasFile('jaeger'), (staging) => {
     log(`building Jaeger ${JAEGER_VERSION} from its Go module (cold: tens of minutes)`);
-    execFileSync(
-      'go',
-      [
-        'build',
-        '-trimpath',
-        '-ldflags',
-        '-s -w',
-        '-o',
-        `${staging}/`,
-        'github.com/jaegertracing/jaeger/cmd/jaeger',
-      ],
-      {
-        cwd: MODULE,
-        stdio: ['ignore', 'inherit', 'inherit'],
-        env: {
-          ...process.env,
-          CGO_ENABLED: '0',
-          GOTOOLCHAIN: 'local',
-          GOFLAGS: '-mod=readonly -buildvcs=false',
-        },
-      },
-    );
-    try {
-      renameSync(staging, dir);
-    } catch (error) {
-      if (!existsSync(binary)) throw error;
-    }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
+    goBuild({
+      moduleDir: MODULE,
+      output: `${staging}/`,
+      packages: ['github.com/jaegertracing/jaeger/cmd/jaeger'],
+    });
+  });
   return binary;
 }
 
