@@ -15,77 +15,15 @@
  * operations would open sockets beside the filter), and the other syscall tables (x32, i386, arm32). Filters
  * stack: whatever toolyard-confine installed stays in force.
  *
- * Freestanding (no libc): raw syscalls for x86_64 and aarch64. Exit 125 on a setup failure, with one line on stderr.
+ * Freestanding (no libc): raw syscalls for x86_64 and aarch64 (freestanding.h). Exit 125 on a setup failure, with
+ * one line on stderr.
  */
-typedef unsigned long u64;
-typedef long i64;
-typedef unsigned int u32;
+#include "freestanding.h"
 
-#if defined(__x86_64__)
-enum { NR_read = 0, NR_write = 1, NR_close = 3, NR_getuid = 102, NR_execve = 59, NR_exit_group = 231,
-       NR_prctl = 157, NR_getdents64 = 217, NR_openat = 257, NR_mknodat = 259, NR_dup3 = 292,
-       NR_prlimit64 = 302, NR_readlinkat = 267, SC_socket = 41, SC_socketpair = 53, AUDIT_ARCH = 0xc000003e };
-static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f) {
-  register i64 r10 __asm__("r10") = d;
-  register i64 r8 __asm__("r8") = e;
-  register i64 r9 __asm__("r9") = f;
-  i64 ret;
-  __asm__ volatile("syscall"
-                   : "=a"(ret)
-                   : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-                   : "rcx", "r11", "memory");
-  return ret;
-}
-__asm__(".text\n.globl _start\n_start:\n xor %rbp,%rbp\n mov %rsp,%rdi\n and $-16,%rsp\n call cmain\n hlt\n");
-#elif defined(__aarch64__)
-enum { NR_read = 63, NR_write = 64, NR_close = 57, NR_getuid = 174, NR_execve = 221, NR_exit_group = 94,
-       NR_prctl = 167, NR_getdents64 = 61, NR_openat = 56, NR_mknodat = 33, NR_dup3 = 24, NR_prlimit64 = 261,
-       NR_readlinkat = 78, SC_socket = 198, SC_socketpair = 199, AUDIT_ARCH = 0xc00000b7 };
-static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f) {
-  register i64 x8 __asm__("x8") = n;
-  register i64 x0 __asm__("x0") = a;
-  register i64 x1 __asm__("x1") = b;
-  register i64 x2 __asm__("x2") = c;
-  register i64 x3 __asm__("x3") = d;
-  register i64 x4 __asm__("x4") = e;
-  register i64 x5 __asm__("x5") = f;
-  __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
-  return x0;
-}
-__asm__(".text\n.globl _start\n_start:\n mov x29, #0\n mov x30, #0\n mov x0, sp\n bl cmain\n brk #0\n");
-#else
-#error "toolyard-codebox supports x86_64 and aarch64"
-#endif
-
-/* The same on both architectures (the generic table). */
-enum { SC_io_uring_setup = 425, SC_io_uring_enter = 426, SC_io_uring_register = 427 };
-#define sys1(n, a) sys6(n, (i64)(a), 0, 0, 0, 0, 0)
-#define sys3(n, a, b, c) sys6(n, (i64)(a), (i64)(b), (i64)(c), 0, 0, 0)
-#define sys4(n, a, b, c, d) sys6(n, (i64)(a), (i64)(b), (i64)(c), (i64)(d), 0, 0)
-
-enum { AT_FDCWD = -100, O_RDONLY = 0, O_WRONLY = 1, O_CLOEXEC = 02000000, S_IFIFO = 0010000 };
+enum { S_IFIFO = 0010000, AF_UNIX = 1 };
 enum { RLIMIT_CPU = 0, RLIMIT_FSIZE = 1, RLIMIT_DATA = 2, RLIMIT_CORE = 4, RLIMIT_NPROC = 6, RLIMIT_NOFILE = 7 };
-enum { PR_SET_NO_NEW_PRIVS = 38, PR_SET_SECCOMP = 22, SECCOMP_MODE_FILTER = 2 };
-enum { EACCES = 13, ENOSYS = 38, AF_UNIX = 1 };
 enum { EXIT_SETUP = 125 };
 
-/* gcc may emit calls to these even with -ffreestanding. */
-void *memset(void *d, int c, unsigned long n) {
-  unsigned char *p = d;
-  while (n--) *p++ = (unsigned char)c;
-  return d;
-}
-void *memcpy(void *d, const void *s, unsigned long n) {
-  unsigned char *p = d;
-  const unsigned char *q = s;
-  while (n--) *p++ = *q++;
-  return d;
-}
-
-static int seq(const char *a, const char *b) {
-  while (*a && *a == *b) a++, b++;
-  return *a == *b;
-}
 static unsigned long slen(const char *s) {
   unsigned long n = 0;
   while (s[n]) n++;
@@ -248,11 +186,8 @@ static void channel_end(const char *dir, const char *name, int flags, int want) 
   }
 }
 
-/* Classic BPF over struct seccomp_data: nr at 0, arch at 4, arguments from 16 (little-endian u64s). Jumps are
-   relative (target = next instruction + offset); the returns are the last five instructions. */
-struct sock_filter { unsigned short code; unsigned char jt, jf; u32 k; };
-struct sock_fprog { unsigned short len; struct sock_filter *filter; };
-enum { LD_ABS = 0x20, JEQ = 0x15, JGE = 0x35, RET = 0x06 };
+/* The filter (classic BPF, freestanding.h): jumps are relative (target = next instruction + offset); the returns
+   are the last five instructions. */
 #define ALLOW 0x7fff0000U
 #define ERRNO(e) (0x00050000U | (e))
 

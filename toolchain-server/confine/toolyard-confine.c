@@ -1,6 +1,7 @@
 /*
  * toolyard-confine: runs one command under a Landlock ruleset as a child subreaper, then kills and reaps
- * every descendant the command left behind. Freestanding (no libc): raw syscalls for x86_64 and aarch64.
+ * every descendant the command left behind. Freestanding (no libc): raw syscalls for x86_64 and aarch64, from
+ * freestanding.h, which code mode's toolyard-codebox shares.
  *
  *   toolyard-confine [--mode required|best-effort] [--report-fd N] [--ro PATH]... [--rw PATH]...
  *                    [--no-connect] [--connect PORT]... [--scope-signals] [--scope-abstract]
@@ -14,85 +15,11 @@
  * form does) and relays each call's stdout, stderr and report back on fd 1 as frames. The report protocol, the
  * frame protocol, the exit codes and the design are in docs/confinement.md.
  */
-typedef unsigned long u64;
-typedef long i64;
-typedef unsigned int u32;
+#include "freestanding.h"
 
-#if defined(__x86_64__)
-enum { NR_read = 0, NR_write = 1, NR_close = 3, NR_rt_sigprocmask = 14, NR_nanosleep = 35, NR_getpid = 39,
-       NR_clone = 56, NR_execve = 59, NR_exit_group = 231, NR_wait4 = 61, NR_kill = 62, NR_fcntl = 72,
-       NR_prctl = 157, NR_getdents64 = 217, NR_clock_gettime = 228, NR_openat = 257,
-       NR_rt_sigtimedwait = 128, NR_fstat = 5, NR_fchdir = 81, NR_setpgid = 109, NR_ppoll = 271,
-       NR_signalfd4 = 289, NR_pipe2 = 293, NR_dup3 = 292, NR_mkdirat = 258, NR_unlinkat = 263, NR_unshare = 272,
-       NR_getuid = 102, NR_getgid = 104 };
-/* What the second wall's filter checks (docs/confinement.md, "The second wall"). */
-enum { SC_socket = 41, SC_sendto = 44, SC_sendmsg = 46, SC_sendmmsg = 307, SC_prlimit64 = 302, SC_setpriority = 141,
-       SC_sched_setaffinity = 203, SC_sched_setscheduler = 144, SC_sched_setparam = 142, SC_sched_setattr = 314,
-       SC_ioprio_set = 251, SC_add_key = 248, SC_request_key = 249, SC_keyctl = 250, SC_shmget = 29, SC_shmat = 30,
-       SC_shmctl = 31, SC_msgget = 68, SC_msgsnd = 69, SC_msgrcv = 70, SC_msgctl = 71, SC_semget = 64, SC_semop = 65,
-       SC_semctl = 66, SC_semtimedop = 220, SC_mq_open = 240, SC_mq_unlink = 241, AUDIT_ARCH = 0xc000003e };
-static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f) {
-  register i64 r10 __asm__("r10") = d;
-  register i64 r8 __asm__("r8") = e;
-  register i64 r9 __asm__("r9") = f;
-  i64 ret;
-  __asm__ volatile("syscall"
-                   : "=a"(ret)
-                   : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-                   : "rcx", "r11", "memory");
-  return ret;
-}
-__asm__(".text\n.globl _start\n_start:\n xor %rbp,%rbp\n mov %rsp,%rdi\n and $-16,%rsp\n call cmain\n hlt\n");
-#elif defined(__aarch64__)
-enum { NR_read = 63, NR_write = 64, NR_close = 57, NR_rt_sigprocmask = 135, NR_nanosleep = 101,
-       NR_getpid = 172, NR_clone = 220, NR_execve = 221, NR_exit_group = 94, NR_wait4 = 260, NR_kill = 129,
-       NR_fcntl = 25, NR_prctl = 167, NR_getdents64 = 61, NR_clock_gettime = 113, NR_openat = 56,
-       NR_rt_sigtimedwait = 137, NR_fstat = 80, NR_fchdir = 50, NR_setpgid = 154, NR_ppoll = 73,
-       NR_signalfd4 = 74, NR_pipe2 = 59, NR_dup3 = 24, NR_mkdirat = 34, NR_unlinkat = 35, NR_unshare = 97,
-       NR_getuid = 174, NR_getgid = 176 };
-enum { SC_socket = 198, SC_sendto = 206, SC_sendmsg = 211, SC_sendmmsg = 269, SC_prlimit64 = 261, SC_setpriority = 140,
-       SC_sched_setaffinity = 122, SC_sched_setscheduler = 119, SC_sched_setparam = 118, SC_sched_setattr = 274,
-       SC_ioprio_set = 30, SC_add_key = 217, SC_request_key = 218, SC_keyctl = 219, SC_shmget = 194, SC_shmat = 196,
-       SC_shmctl = 195, SC_msgget = 186, SC_msgsnd = 189, SC_msgrcv = 188, SC_msgctl = 187, SC_semget = 190,
-       SC_semop = 193, SC_semctl = 191, SC_semtimedop = 192, SC_mq_open = 180, SC_mq_unlink = 181,
-       AUDIT_ARCH = 0xc00000b7 };
-static i64 sys6(i64 n, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f) {
-  register i64 x8 __asm__("x8") = n;
-  register i64 x0 __asm__("x0") = a;
-  register i64 x1 __asm__("x1") = b;
-  register i64 x2 __asm__("x2") = c;
-  register i64 x3 __asm__("x3") = d;
-  register i64 x4 __asm__("x4") = e;
-  register i64 x5 __asm__("x5") = f;
-  __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
-  return x0;
-}
-__asm__(".text\n.globl _start\n_start:\n mov x29, #0\n mov x30, #0\n mov x0, sp\n bl cmain\n brk #0\n");
-#else
-#error "toolyard-confine supports x86_64 and aarch64"
-#endif
-
-/* Same numbers on both architectures (the generic table starts them at 424+). */
-enum { NR_landlock_create_ruleset = 444, NR_landlock_add_rule = 445, NR_landlock_restrict_self = 446,
-       NR_close_range = 436, SC_io_uring_setup = 425 };
-#define sys0(n) sys6(n, 0, 0, 0, 0, 0, 0)
-#define sys1(n, a) sys6(n, (i64)(a), 0, 0, 0, 0, 0)
-#define sys2(n, a, b) sys6(n, (i64)(a), (i64)(b), 0, 0, 0, 0)
-#define sys3(n, a, b, c) sys6(n, (i64)(a), (i64)(b), (i64)(c), 0, 0, 0)
-#define sys4(n, a, b, c, d) sys6(n, (i64)(a), (i64)(b), (i64)(c), (i64)(d), 0, 0)
-
-enum { ENOENT = 2, EINTR = 4, EAGAIN = 11, EACCES = 13, ECHILD = 10, EINVAL = 22, ENOSYS = 38,
-       EOPNOTSUPP = 95, ENOTDIR = 20, ELOOP = 40, ESTALE = 116 };
 enum { SIGHUP = 1, SIGINT = 2, SIGKILL = 9, SIGTERM = 15, SIGCHLD = 17 };
-enum { PR_SET_PDEATHSIG = 1, PR_SET_DUMPABLE = 4, PR_SET_CHILD_SUBREAPER = 36, PR_SET_NO_NEW_PRIVS = 38 };
 enum { AT_REMOVEDIR = 0x200 };
-enum { AT_FDCWD = -100, O_RDONLY = 0, O_RDWR = 2, O_NONBLOCK = 04000, O_CLOEXEC = 02000000,
-       O_PATH = 010000000, F_SETFD = 2, F_SETFL = 4, FD_CLOEXEC = 1, WNOHANG = 1, SIG_BLOCK = 0, SIG_SETMASK = 2 };
-#if defined(__x86_64__)
-#define O_DIRECTORY 0200000
-#else
-#define O_DIRECTORY 040000
-#endif
+enum { F_SETFD = 2, F_SETFL = 4, FD_CLOEXEC = 1, WNOHANG = 1, SIG_BLOCK = 0, SIG_SETMASK = 2 };
 
 /* Landlock (include/uapi/linux/landlock.h), ABI 1..7. */
 #define FS_EXECUTE (1UL << 0)
@@ -120,23 +47,6 @@ struct timespec { i64 sec, nsec; };
 /* Exit codes (docs/confinement.md). */
 enum { EXIT_UNAVAILABLE = 122, EXIT_SETUP = 125, EXIT_EXEC = 126, EXIT_NOT_FOUND = 127 };
 
-/* gcc may emit calls to these even with -ffreestanding. */
-void *memset(void *d, int c, unsigned long n) {
-  unsigned char *p = d;
-  while (n--) *p++ = (unsigned char)c;
-  return d;
-}
-void *memcpy(void *d, const void *s, unsigned long n) {
-  unsigned char *p = d;
-  const unsigned char *q = s;
-  while (n--) *p++ = *q++;
-  return d;
-}
-
-static int seq(const char *a, const char *b) {
-  while (*a && *a == *b) a++, b++;
-  return *a == *b;
-}
 /* Parses a decimal number; -1 when s is not one. */
 static i64 num(const char *s) {
   i64 v = 0;
@@ -275,8 +185,7 @@ static void usage(const char *what) {
 
 /* ---- the second wall (docs/confinement.md): per-call user + IPC namespaces where the node allows them, and a
    seccomp filter for what Landlock does not mediate. Both are inherited by everything the command starts. ---- */
-enum { CLONE_NEWIPC = 0x08000000, CLONE_NEWUSER = 0x10000000, PR_SET_SECCOMP = 22, SECCOMP_MODE_FILTER = 2,
-       EPERM = 1, EPROTONOSUPPORT = 93, EAFNOSUPPORT = 97, O_WRONLY = 1 };
+enum { CLONE_NEWIPC = 0x08000000, CLONE_NEWUSER = 0x10000000 };
 /* A call's wall: none (--no-wall), the filter alone, or namespaces and the filter. `unavailable`: probe only. */
 enum { WALL_OFF, WALL_SECCOMP, WALL_NAMESPACES, WALL_UNAVAILABLE };
 static const char *const wall_names[] = {"off", "seccomp", "namespaces", "unavailable"};
@@ -323,10 +232,7 @@ static i64 enter_namespaces(void) {
   return 0;
 }
 
-/* Classic BPF over struct seccomp_data: nr at 0, arch at 4, then six u64 arguments from 16 (little-endian). */
-struct sock_filter { unsigned short code; unsigned char jt, jf; u32 k; };
-struct sock_fprog { unsigned short len; struct sock_filter *filter; };
-enum { LD_ABS = 0x20, JEQ = 0x15, JGE = 0x35, JSET = 0x45, AND = 0x54, RET = 0x06 };
+/* The filter (classic BPF, freestanding.h), built at run time. */
 #define ARG(i) (16 + 8 * (i))
 /* Jump targets >= TO_ALLOW name the shared returns at the end (in this order); lower ones are relative skips. */
 enum { TO_ALLOW = 240, TO_EPERM, TO_EACCES, TO_EPROTONOSUPPORT, TO_EAFNOSUPPORT, TO_ENOSYS };
