@@ -29,7 +29,7 @@ import type { ToolyardAgent } from '../../schema/src/types.generated.ts';
 import { freePort } from '../support/free-port.ts';
 import { requireBackendClis } from './backend-clis.ts';
 import { type FakeGateway, startFakeGateway } from './fake-gateway.ts';
-import { type FakeApi, ModelScript, type PlannedCall } from './fake-model.ts';
+import type { ModelScript, PlannedCall } from './fake-model.ts';
 import { WORKSPACE } from './planted-workspace.ts';
 import {
   canEmulatePods,
@@ -41,14 +41,8 @@ import {
   type StartedServer,
   startServer,
 } from './pod-emulation.ts';
-import {
-  type CliName,
-  MODEL_SECRET_ENV,
-  runStockCli,
-  STOCK_CLIS,
-  type StockCli,
-  specBackends,
-} from './stock-clis.ts';
+import { ScriptedClis, type ScriptedRun } from './scripted-clis.ts';
+import { type CliName, MODEL_SECRET_ENV, STOCK_CLIS, type StockCli } from './stock-clis.ts';
 
 const AGENT = 'e2e';
 const NAMESPACE = 'agents';
@@ -159,8 +153,7 @@ describe('code mode through the stock agent CLIs, as rendered', { timeout: 10 * 
   let gateway: FakeGateway;
   /** Every token file the code-mode toolchain holds, from its rendered config. */
   let tokenFiles: string[];
-  const scripts = new Map<CliName, ModelScript>();
-  const apis: FakeApi[] = [];
+  let clis: ScriptedClis;
   const secretEnv = {
     ...MODEL_SECRET_ENV,
     [`TOOLYARD_TOOLCHAIN_${CODE.toUpperCase()}_TOKEN`]: TOKENS[CODE],
@@ -173,12 +166,7 @@ describe('code mode through the stock agent CLIs, as rendered', { timeout: 10 * 
     const reason = canEmulatePods();
     if (reason) throw new Error(reason);
     cliDir = requireBackendClis();
-    const clis = [STOCK_CLIS.claude, STOCK_CLIS.codex, STOCK_CLIS.gemini];
-    for (const cli of clis) {
-      const script = new ModelScript([]);
-      scripts.set(cli.name, script);
-      apis.push(await cli.startApi(script));
-    }
+    clis = await ScriptedClis.start([STOCK_CLIS.claude, STOCK_CLIS.codex, STOCK_CLIS.gemini]);
     const ports = {
       code: await freePort(),
       codeHealth: await freePort(),
@@ -203,7 +191,7 @@ describe('code mode through the stock agent CLIs, as rendered', { timeout: 10 * 
         // its own token, which code mode mounts into the code-mode toolchain alone.
         broker: { enabled: false },
         acknowledgedWarnings: [{ warning: 'broker-disabled', reason: 'calls the fake model APIs directly' }],
-        backends: specBackends(clis.map((cli, i) => [cli, apis[i] as FakeApi])),
+        backends: clis.backends(),
         toolchains: [
           {
             name: CODE,
@@ -272,7 +260,7 @@ describe('code mode through the stock agent CLIs, as rendered', { timeout: 10 * 
   after(async () => {
     code?.stop();
     other?.stop();
-    await Promise.all([gateway?.close(), ...apis.map((api) => api.close())]);
+    await Promise.all([gateway?.close(), clis?.close()]);
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
@@ -283,15 +271,14 @@ describe('code mode through the stock agent CLIs, as rendered', { timeout: 10 * 
     gatewayCalls: gateway.calls.length,
   });
 
-  /** Runs `cli` with `plan` from a clean outputs/; returns its result and where the observers were before. */
-  const runCli = async (cli: StockCli, plan: readonly PlannedCall[]) => {
+  /** Runs `cli` with `plan` from a clean outputs/; returns the run and where the observers were before it. */
+  const runCli = async (
+    cli: StockCli,
+    plan: readonly PlannedCall[],
+  ): Promise<ScriptedRun & { since: Mark }> => {
     rmSync(join(workspace, 'outputs'), { recursive: true, force: true });
-    const script = scripts.get(cli.name) as ModelScript;
-    script.restart(plan);
     const since = mark();
-    const started = Date.now();
-    const result = await runStockCli(volumes, cli, PROMPT, { cliDir, secretEnv, hosts });
-    return { script, since, result, seconds: (Date.now() - started) / 1000 };
+    return { ...(await clis.run(volumes, cli, PROMPT, plan, { cliDir, secretEnv, hosts })), since };
   };
 
   /** The planned run_code call of `run` in `language`. */
@@ -392,7 +379,7 @@ describe('code mode through the stock agent CLIs, as rendered', { timeout: 10 * 
       const run = newRun(cli.name);
       const observed = await runCli(cli, [runCodeCall(cli, language, run)]);
       const { script, result } = observed;
-      const context = `exit ${result.code} in ${observed.seconds} s\nstdout: ${result.stdout.slice(-2000)}\nstderr: ${result.stderr.slice(-3000)}\nresult: ${script.calls[0]?.result?.slice(0, 3000)}`;
+      const context = observed.context(`result: ${script.calls[0]?.result?.slice(0, 3000)}`);
       assert.deepEqual(script.problems(), [], context);
       assert.deepEqual(problems(cli, run, observed), [], context);
       assert.equal(result.code, 0, context);

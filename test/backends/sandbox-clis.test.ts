@@ -30,17 +30,11 @@ import {
 import { FakeProvider } from '../sandboxes/fake-provider.ts';
 import { freePort } from '../support/free-port.ts';
 import { requireBackendClis } from './backend-clis.ts';
-import { type FakeApi, ModelScript, type PlannedCall } from './fake-model.ts';
+import type { PlannedCall } from './fake-model.ts';
 import { WORKSPACE } from './planted-workspace.ts';
 import { canEmulatePods, PodVolumes, renderedPod } from './pod-emulation.ts';
-import {
-  type CliName,
-  MODEL_SECRET_ENV,
-  runStockCli,
-  STOCK_CLIS,
-  type StockCli,
-  specBackends,
-} from './stock-clis.ts';
+import { ScriptedClis } from './scripted-clis.ts';
+import { MODEL_SECRET_ENV, STOCK_CLIS, type StockCli } from './stock-clis.ts';
 
 const AGENT = 'e2e';
 const NAMESPACE = 'agents';
@@ -56,8 +50,7 @@ describe('sandboxes through the stock agent CLIs, as rendered', { timeout: 10 * 
   let manager: SandboxManagerServer;
   let provider: FakeProvider;
   const log = memorySink();
-  const scripts = new Map<CliName, ModelScript>();
-  const apis: FakeApi[] = [];
+  let clis: ScriptedClis;
   const host = `${AGENT}-sandboxes.${NAMESPACE}.svc`;
   const hosts = [`127.0.0.1 ${host}`];
 
@@ -65,12 +58,7 @@ describe('sandboxes through the stock agent CLIs, as rendered', { timeout: 10 * 
     const reason = canEmulatePods();
     if (reason) throw new Error(reason);
     cliDir = requireBackendClis();
-    const clis = [STOCK_CLIS.claude, STOCK_CLIS.codex, STOCK_CLIS.gemini];
-    for (const cli of clis) {
-      const script = new ModelScript([]);
-      scripts.set(cli.name, script);
-      apis.push(await cli.startApi(script));
-    }
+    clis = await ScriptedClis.start([STOCK_CLIS.claude, STOCK_CLIS.codex, STOCK_CLIS.gemini]);
     const [managerPort, healthPort, serverPort] = await Promise.all([freePort(), freePort(), freePort()]);
     const spec: ToolyardAgent = {
       apiVersion: 'toolyard.dev/v1alpha1',
@@ -80,7 +68,7 @@ describe('sandboxes through the stock agent CLIs, as rendered', { timeout: 10 * 
         workspace: { mountPath: WORKSPACE },
         broker: { enabled: false },
         acknowledgedWarnings: [{ warning: 'broker-disabled', reason: 'calls the fake model APIs directly' }],
-        backends: specBackends(clis.map((cli, i) => [cli, apis[i] as FakeApi])),
+        backends: clis.backends(),
         networkPolicy: { apiServerEgress: { cidrs: ['10.96.0.1/32'], ports: [443] } },
         sandboxes: {
           port: managerPort,
@@ -139,7 +127,7 @@ describe('sandboxes through the stock agent CLIs, as rendered', { timeout: 10 * 
 
   after(async () => {
     await manager?.close();
-    await Promise.all(apis.map((api) => api.close()));
+    await clis?.close();
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
@@ -202,15 +190,15 @@ describe('sandboxes through the stock agent CLIs, as rendered', { timeout: 10 * 
   for (const cli of [STOCK_CLIS.claude, STOCK_CLIS.codex, STOCK_CLIS.gemini]) {
     it(`${cli.name}: \`${cli.argv(PROMPT).join(' ')}\` creates a sandbox, runs a command and a Python program in it and downloads the artifacts`, async () => {
       const session = `cli-${cli.name}`;
-      const script = scripts.get(cli.name) as ModelScript;
-      script.restart(plan(cli, session));
-      const started = Date.now();
-      const result = await runStockCli(volumes, cli, PROMPT, {
+      const run = await clis.run(volumes, cli, PROMPT, plan(cli, session), {
         cliDir,
         secretEnv: { ...MODEL_SECRET_ENV, TOOLYARD_SANDBOXES_TOKEN: TOKEN },
         hosts,
       });
-      const context = `exit ${result.code} in ${(Date.now() - started) / 1000} s\nstdout: ${result.stdout.slice(-2000)}\nstderr: ${result.stderr.slice(-3000)}\ncalls: ${JSON.stringify(script.calls.map((c) => ({ tool: c.tool, result: c.result?.slice(0, 400) })))}`;
+      const { script, result } = run;
+      const context = run.context(
+        `calls: ${JSON.stringify(script.calls.map((c) => ({ tool: c.tool, result: c.result?.slice(0, 400) })))}`,
+      );
       assert.deepEqual(script.problems(), [], context);
       assert.equal(result.code, 0, context);
       // The manager did it: its audit shows the four calls of this session (hashed), each allowed.
@@ -234,10 +222,8 @@ describe('sandboxes through the stock agent CLIs, as rendered', { timeout: 10 * 
 
   it('control: a backend with a wrong token gets no sandbox', async () => {
     const cli = STOCK_CLIS.claude;
-    const script = scripts.get(cli.name) as ModelScript;
-    script.restart(plan(cli, 'cli-wrong-token'));
     const before = provider.entries.size;
-    await runStockCli(volumes, cli, PROMPT, {
+    const { script } = await clis.run(volumes, cli, PROMPT, plan(cli, 'cli-wrong-token'), {
       cliDir,
       secretEnv: { ...MODEL_SECRET_ENV, TOOLYARD_SANDBOXES_TOKEN: 'not-the-token' },
       hosts,
