@@ -145,6 +145,8 @@ export interface TemplateOptions {
   /** Overrides of the manager's config (the spec's units are minutes and hours). */
   readonly idleTimeoutSeconds?: number;
   readonly retentionSeconds?: number;
+  /** Code mode: Python programs (`sandbox_run_code`) that call this template's own tools. */
+  readonly codeMode?: boolean;
 }
 
 export interface WorldOptions {
@@ -185,7 +187,11 @@ export function sandboxAgentSpec(options: WorldOptions): string {
           name: t.name,
           image: { repository: 'ghcr.io/toolyard/toolchain-go-python', tag: '0.1.0' },
           injectServer: false,
-          tools: { mode: 'exec', allowedCommands: ['sh', 'cat', 'ls', 'sort', 'wc', 'python3'] },
+          tools: {
+            mode: 'exec',
+            allowedCommands: ['sh', 'cat', 'ls', 'sort', 'wc', 'python3'],
+            ...(t.codeMode ? { codeMode: { languages: ['python'], servers: [t.name] } } : {}),
+          },
           resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
           workspace: { storage: '1Gi', storageClassName: 'standard' },
           ...(options.provider === 'agent-sandbox' ? { warmPool: { replicas: t.warmPool ?? 1 } } : {}),

@@ -95,7 +95,7 @@ describe('sandboxes on agent-sandbox: warm pool, sessions, lifecycle, quota, RBA
       namespace,
       provider: 'agent-sandbox',
       templates: [
-        { name: 'python', warmPool: 2 },
+        { name: 'python', warmPool: 2, codeMode: true },
         { name: 'brief', warmPool: 1, idleTimeoutSeconds: 3, retentionSeconds: 4 },
       ],
       quota: { maxSandboxes: 3 },
@@ -196,6 +196,50 @@ describe('sandboxes on agent-sandbox: warm pool, sessions, lifecycle, quota, RBA
     });
     assert.equal(refused.isError, true);
     assert.match(refused.content[0]!.text, /TOOLYARD_COMMAND_NOT_ALLOWED/);
+  });
+
+  it("runs a Python program in the sandbox pod (sandbox_run_code): it calls the sandbox's own tool, confined, with no network", async () => {
+    const ran = structured(
+      await client.callTool('sandbox_run_code', {
+        sessionKey: 'conv-1',
+        language: 'python',
+        code: [
+          'import socket',
+          'r = mcp_python.exec_allowed(command=["sort", "-n", "data/numbers.txt"])',
+          'nums = [int(x) for x in r["structuredContent"]["stdout"].split()]',
+          'open("outputs/sum.txt", "w").write("sum " + str(sum(nums)))',
+          'try:',
+          '    socket.create_connection(("10.96.0.1", 443), timeout=2)',
+          '    net = "connected"',
+          'except OSError as error:',
+          '    net = type(error).__name__',
+          '{"total": sum(nums), "network": net}',
+        ].join('\n'),
+        timeoutSeconds: 60,
+      }),
+    );
+    assert.equal(ran.exitCode, 0, JSON.stringify(ran));
+    // The program's socket() is refused by code mode's filter (EACCES: PermissionError), whatever the policies.
+    assert.deepEqual(ran.returnValue, { total: 6, network: 'PermissionError' }, JSON.stringify(ran));
+    assert.deepEqual(
+      (ran.mcpCalls as { server: string; tool: string; ok: boolean }[]).map(
+        (c) => `${c.server}.${c.tool}:${c.ok}`,
+      ),
+      ['python.exec_allowed:true'],
+    );
+    assert.deepEqual(ran.outputs, [{ path: 'outputs/sum.txt', size: 'sum 6'.length }]);
+    const down = structured(
+      await client.callTool('sandbox_download', { sessionKey: 'conv-1', path: 'outputs/sum.txt' }),
+    );
+    assert.equal(down.text, 'sum 6');
+    // The manager audited the call; the sandbox server ran it confined, as a toolchain's run_code.
+    assert.ok(
+      world
+        .managerLines()
+        .some(
+          (l) => l.event === 'sandbox-audit' && l.tool === 'sandbox_run_code' && l.decision === 'allowed',
+        ),
+    );
   });
 
   it('refuses a sandbox beyond the quota, saying which and how to get one', async () => {
