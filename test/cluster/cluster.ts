@@ -31,6 +31,12 @@ export interface ClusterOptions {
   /** Fake kwok nodes to create (0: none, and kwok is not started). */
   readonly kwokNodes?: number;
   readonly log?: (line: string) => void;
+  /**
+   * kube-controller-manager and kube-scheduler without their client rate limits (20 and 50 requests/s by default),
+   * as kwokctl's `--disable-qps-limits` runs them for scale tests: for fleet benchmarks, where those limits and not
+   * the API server decide how fast thousands of Deployments become Available. Tests keep the defaults.
+   */
+  readonly unlimitedClientQps?: boolean;
   /** Extra kube-apiserver flags (e.g. feature gates), after toolyard's own. */
   readonly apiserverFlags?: readonly string[];
   /**
@@ -215,6 +221,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     // The node's pods and kubelet reach the API server at its advertised address, relayed to loopback.
     if (network) await network.forward(apiserverPort);
 
+    const unlimited = options.unlimitedClientQps ? ['--kube-api-qps=5000', '--kube-api-burst=10000'] : [];
     const controllerManager = processes.start('kube-controller-manager', binaries.kubeControllerManager, [
       `--kubeconfig=${kubeconfigFor('kube-controller-manager', 'system:kube-controller-manager')}`,
       `--authentication-kubeconfig=${join(dir, 'kube-controller-manager.kubeconfig')}`,
@@ -233,6 +240,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       `--service-cluster-ip-range=${SERVICE_CIDR}`,
       '--node-cidr-mask-size=24',
       '--controllers=*',
+      ...unlimited,
     ]);
     const scheduler = processes.start('kube-scheduler', binaries.kubeScheduler, [
       `--kubeconfig=${kubeconfigFor('kube-scheduler', 'system:kube-scheduler')}`,
@@ -242,6 +250,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       `--secure-port=${schedulerPort}`,
       `--cert-dir=${join(dir, 'scheduler-certs')}`,
       '--leader-elect=false',
+      ...unlimited,
     ]);
     const control = [etcd, apiserver, controllerManager, scheduler];
     // The two serve with self-signed certificates of their own: "listening and healthy" is enough here.
