@@ -4,7 +4,7 @@
  * receiver: one trace from the caller's `traceparent` (HTTP header) → the manager's `tools/call sandbox_exec`
  * (server) → its `tools/call exec_allowed` (client, `local-execution`) → the sandbox server's own
  * `tools/call exec_allowed` span; the Kubernetes call of `sandbox_create` as a client span marked
- * `external-authority`; and no exported byte holds the session key, a token or the canary the command got (the
+ * `external-authority`, and the bind of the new sandbox's server as one marked `local-execution`; and no exported byte holds the session key, a token or the canary the command got (the
  * control: the canary reached the command and came back in its output).
  */
 import assert from 'node:assert/strict';
@@ -242,6 +242,18 @@ describe('the sandbox manager’s spans (real HTTP app, a real sandbox server pr
     assert.deepEqual(
       [kube.attributes['toolyard.class'], kube.attributes['toolyard.sandbox.operation']],
       ['external-authority', 'create'],
+    );
+    // The new sandbox's server bound to the session, once, inside sandbox_create (the exec reuses the binding).
+    const bind = find('toolyard-sandbox-manager', 'sandbox bind');
+    assert.equal(bind.parentSpanId, create.spanId);
+    assert.equal(bind.kind, 3);
+    assert.deepEqual(
+      [
+        bind.attributes['toolyard.class'],
+        bind.attributes['toolyard.sandbox.bind'],
+        bind.attributes['toolyard.sandbox.name'],
+      ],
+      ['local-execution', 'bound', name],
     );
   });
 

@@ -35,6 +35,8 @@ export const SPAN_ATTRIBUTES = {
   'toolyard.sandbox.template': 'The sandbox manager: the sandbox template.',
   'toolyard.sandbox.operation':
     'The sandbox manager’s Kubernetes call: `create`, `resume`, `suspend` or `destroy` (of a claim, or a pod and its claim).',
+  'toolyard.sandbox.bind':
+    'The sandbox manager’s bind of a new sandbox server to its session: `bound`, or `rebound` (bound before by this manager, before a restart).',
   'toolyard.code_mode.run': 'The code-mode run a call belongs to.',
   'toolyard.code_mode.server': 'The server a code-mode program called.',
   'toolyard.stdout_bytes': 'Bytes the process wrote to stdout.',

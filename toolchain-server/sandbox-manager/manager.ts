@@ -110,7 +110,7 @@ export class SandboxManager {
     this.tracer = options.tracer ?? Tracer.off;
     this.config = config;
     this.provider = provider;
-    this.links = new SandboxLinks(bootstrapToken);
+    this.links = new SandboxLinks(bootstrapToken, this.tracer);
     this.clock = options.clock ?? { now: () => Date.now() };
     this.launchType = options.launchType ?? (async () => undefined);
   }
@@ -252,7 +252,7 @@ export class SandboxManager {
     const endpoint = record.endpoint as SandboxEndpoint;
     const template = this.template(record.template);
     try {
-      return await this.links.client({ record, endpoint, template }, this.deadline());
+      return await this.links.client({ record, endpoint, template }, this.deadline(), parent);
     } catch (error) {
       if (error instanceof SandboxError && error.code === 'TOOLYARD_SANDBOX_BIND_FAILED')
         await this.kube('destroy', record, parent, () => this.provider.destroy(record.name)).catch(() => {});

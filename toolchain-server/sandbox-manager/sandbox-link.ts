@@ -8,6 +8,8 @@
  * not to be trusted.
  */
 import { request } from 'node:http';
+import type { TraceContext } from '../kit/trace-context.ts';
+import { Tracer } from '../kit/tracing.ts';
 import { McpClientError, McpHttpClient } from '../src/code-mode/mcp-client.ts';
 import type { SandboxTemplateConfig } from './config.ts';
 import { SandboxError } from './errors.ts';
@@ -73,13 +75,18 @@ function postBind(
 export class SandboxLinks {
   private readonly bound = new Map<string, Bound>();
   private readonly bootstrapToken: string;
+  private readonly tracer: Tracer;
 
-  constructor(bootstrapToken: string) {
+  constructor(bootstrapToken: string, tracer: Tracer = Tracer.off) {
     this.bootstrapToken = bootstrapToken;
+    this.tracer = tracer;
   }
 
-  /** The bound client of a running sandbox: binds it first if this instance is new. */
-  client(target: BindTarget, deadline: number): Promise<McpHttpClient> {
+  /**
+   * The bound client of a running sandbox: binds it first if this instance is new, in a client span
+   * (`sandbox bind`, `local-execution`) under `parent`, the call that needed it.
+   */
+  client(target: BindTarget, deadline: number, parent?: TraceContext): Promise<McpHttpClient> {
     const key = target.endpoint.instance;
     let entry = this.bound.get(key);
     if (!entry) {
@@ -92,7 +99,7 @@ export class SandboxLinks {
           clientName: 'toolyard-sandbox-manager',
         },
       );
-      const ready = this.bind(target, token, client, deadline);
+      const ready = this.traced(target, parent, () => this.bind(target, token, client, deadline));
       entry = { client, ready };
       this.bound.set(key, entry);
       ready.catch(() => {
@@ -113,12 +120,33 @@ export class SandboxLinks {
       }
   }
 
+  private async traced(
+    target: BindTarget,
+    parent: TraceContext | undefined,
+    bind: () => Promise<'bound' | 'rebound'>,
+  ): Promise<void> {
+    const span = this.tracer
+      .start('sandbox bind', { kind: 'client', parent, class: 'local-execution' })
+      .set('toolyard.component', 'sandbox-manager')
+      .set('toolyard.sandbox.name', target.record.name)
+      .set('toolyard.sandbox.template', target.record.template);
+    try {
+      // `rebound`: bound before, by this manager before a restart (its token for the instance works).
+      span.set('toolyard.sandbox.bind', await bind());
+    } catch (error) {
+      span.set('error.type', error instanceof SandboxError ? error.code : 'error').fail('the bind failed');
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
   private async bind(
     target: BindTarget,
     token: string,
     client: McpHttpClient,
     deadline: number,
-  ): Promise<void> {
+  ): Promise<'bound' | 'rebound'> {
     const name = target.record.name;
     for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
       let answer: { status: number; body: string };
@@ -135,12 +163,12 @@ export class SandboxLinks {
           'retry in a moment; if it persists, destroy the sandbox and create it again',
         );
       }
-      if (answer.status === 200) return;
+      if (answer.status === 200) return 'bound';
       if (answer.status === 409) {
         // Bound before: by this manager (restarted since) if our token works, else by someone else.
         try {
           await client.listTools();
-          return;
+          return 'rebound';
         } catch (error) {
           if (error instanceof McpClientError && error.status === 401)
             throw new SandboxError(
