@@ -223,6 +223,36 @@ describe('broker spans', () => {
     );
   });
 
+  it("makes a tunnel's span the child of the context its proxy user carries; the token alone says who calls", async () => {
+    const traced = await connectVia(broker.port, `registry.example.com:${upstream.port}`, {
+      'Proxy-Authorization': basicAuth(`toolchain-node~${PARENT}`, TOOLCHAIN_TOKEN),
+    });
+    assert.equal(traced.status, 200);
+    traced.socket.destroy();
+    // Another caller's name with this token is still refused, context or not.
+    const impostor = await connectVia(broker.port, `registry.example.com:${upstream.port}`, {
+      'Proxy-Authorization': basicAuth(`claude~${PARENT}`, TOOLCHAIN_TOKEN),
+    });
+    assert.equal(impostor.status, 407);
+    impostor.socket.destroy();
+    const tunnel = `CONNECT registry.example.com:${upstream.port}`;
+    await receiver.waitFor((spans) => spans.some((s) => s.name === tunnel && s.traceId === TRACE));
+    const span = receiver.spans.find((s) => s.name === tunnel && s.traceId === TRACE);
+    assert.equal(span?.parentSpanId, '20f067aa0ba902b7');
+    assert.equal(span?.attributes['toolyard.broker.caller'], 'toolchain-node');
+    const audits = broker.audits().filter((a) => a.kind === 'connect');
+    // The tunnel closed before a byte went up (so its first-bytes check ends it), but its caller was known.
+    assert.deepEqual(
+      audits.slice(-2).map((a) => [a.caller, a.status]),
+      [
+        ['toolchain-node', 403],
+        [null, 407],
+      ],
+    );
+    assert.equal(audits.at(-1)?.code, 'TOOLYARD_BROKER_UNAUTHENTICATED');
+    assert.ok(!JSON.stringify(audits).includes(TRACE), 'the context is never audited');
+  });
+
   it('makes a span of a tunnel, and exports no key, token or request content', async () => {
     const tunnel = await connectVia(broker.port, `registry.example.com:${upstream.port}`, {
       'Proxy-Authorization': basicAuth('toolchain-node', TOOLCHAIN_TOKEN),

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
+import { parseProxyUser } from '../kit/proxy-user.ts';
 import { deniedBy, parseIp } from './addresses.ts';
 import { hostMatches } from './config.ts';
 import {
@@ -215,8 +216,10 @@ export function handleConnect(
       );
     const credentials = proxyCredentials(request.headers['proxy-authorization']);
     const identified = credentials && ctx.tokens.identify(credentials.token);
+    // The user is the caller's name, and may carry the trace context of the call that opens the tunnel.
+    const user = credentials && parseProxyUser(credentials.user);
     // Nothing of what the caller presented is repeated (its "user" may be a token put in the wrong place).
-    if (!credentials || identified !== credentials.user)
+    if (!user || identified !== user.caller)
       throw new BrokerError(
         'TOOLYARD_BROKER_UNAUTHENTICATED',
         request.headers['proxy-authorization'] === undefined
@@ -226,6 +229,7 @@ export function handleConnect(
       );
     caller = identified;
     outcome.caller = caller;
+    if (user.parent) outcome.parent = user.parent;
     const rule = allowingRule(ctx, caller, host, port);
     if (!rule)
       throw new BrokerError(

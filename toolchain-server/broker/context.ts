@@ -7,6 +7,7 @@ import type { Agent as HttpsAgent } from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
 import type { LogSink } from '../kit/audit-sink.ts';
 import type { TokenSet } from '../kit/token-file.ts';
+import type { TraceContext } from '../kit/trace-context.ts';
 import { nowMs, type Span, type Tracer } from '../kit/tracing.ts';
 import type { Cidr, Resolver } from './addresses.ts';
 import { type BrokerAuditRecord, writeBrokerAudit } from './audit.ts';
@@ -50,6 +51,12 @@ export type Outcome = {
     keyof BrokerAuditRecord,
     'event' | 'time' | 'agent' | 'durationMs'
   >]: BrokerAuditRecord[K];
+} & {
+  /**
+   * A tunnel's parent span: the context its caller's proxy user carried (kit/proxy-user.ts). Never audited (the
+   * audit line takes its own fields only).
+   */
+  parent?: TraceContext;
 };
 
 /** Counts a caller's connection; false (and nothing counted) when it is at its limit. */
@@ -82,6 +89,7 @@ export function finish(ctx: BrokerContext, started: number, outcome: Outcome, sp
           kind: 'server',
           class: 'external-authority',
           startMs: nowMs() - durationMs,
+          parent: outcome.parent,
         })
       : undefined);
   if (traced?.recording) endBrokerSpan(traced, ctx.config.agent, outcome);

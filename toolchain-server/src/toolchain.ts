@@ -9,6 +9,7 @@ import { delimiter, dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { type LogSink, stdoutSink } from '../kit/audit-sink.ts';
+import { tracedProxyUser } from '../kit/proxy-user.ts';
 import { readTokenFile } from '../kit/token-file.ts';
 import type { TraceContext } from '../kit/trace-context.ts';
 import { type Span, Tracer } from '../kit/tracing.ts';
@@ -54,7 +55,7 @@ import { approveArgv, commandEnvironment } from './policy/argv-policy.ts';
 import { CommandTable } from './policy/commands.ts';
 import { WorkspaceRoots } from './policy/cwd.ts';
 import { applyCallerEnv, buildBaseEnv } from './policy/env.ts';
-import { egressProxyEnv, proxyUrl } from './policy/proxy-env.ts';
+import { egressProxyEnv, proxyUrl, withProxyUrl } from './policy/proxy-env.ts';
 import { RoutingReasons } from './routing-reason.ts';
 import { ProcessGroups, type RunRequest, type RunResult, runCommand } from './runner.ts';
 import { tailWithinSentBytes } from './sent-size.ts';
@@ -176,6 +177,8 @@ export class Toolchain {
   private readonly proxiedEnv: Record<string, string>;
   /** The broker proxy URL with this toolchain's credentials, when egressProxy is set. */
   private readonly httpProxy: string | undefined;
+  /** `httpProxy` whose user carries a call's trace context, for the call's tunnels to join its trace. */
+  private readonly tracedProxy: ((context: TraceContext) => string) | undefined;
   /** `offlineEnv`: set on calls without the proxy. */
   private readonly offlineEnv: Readonly<Record<string, string>>;
   private readonly callerAllowed: readonly string[];
@@ -226,6 +229,9 @@ export class Toolchain {
       const token = readTokenFile(config.egressProxy.tokenFile, '/egressProxy/tokenFile');
       this.proxiedEnv = { ...this.baseEnv, ...egressProxyEnv(config.egressProxy, token, opts.proxyAddress) };
       this.httpProxy = proxyUrl(config.egressProxy, token, opts.proxyAddress);
+      const { egressProxy } = config;
+      this.tracedProxy = (context) =>
+        proxyUrl(egressProxy, token, opts.proxyAddress, tracedProxyUser(egressProxy.user, context));
     }
     this.callerAllowed = config.env.callerAllowed;
 
@@ -649,7 +655,15 @@ export class Toolchain {
         args,
         // Confined, the helper enters the checked path only if it is still that directory (pinned.id).
         cwd: helperArgs ? pinned.path : pinned.spawnPath,
-        env: { ...withTraceContext(this.confinedEnv(env, scratch), child, ctx.trace), ...scratchEnv },
+        env: {
+          ...withTraceContext(
+            this.confinedEnv(env, scratch),
+            child,
+            ctx.trace,
+            proxied ? this.proxyTrace() : undefined,
+          ),
+          ...scratchEnv,
+        },
         timeoutMs: timeoutSeconds * 1000,
         maxOutputBytes: limits.maxOutputBytes,
         killGraceMs: this.killGraceMs,
@@ -823,6 +837,13 @@ export class Toolchain {
   }
 
   /** The child environment with the call's scratch dirs and the pinned tool configs (callers cannot override). */
+  /** The plain proxy URL and how to carry a context in it, for withTraceContext; undefined without egressProxy. */
+  private proxyTrace(): ProxyTrace | undefined {
+    return this.httpProxy && this.tracedProxy
+      ? { plain: this.httpProxy, traced: this.tracedProxy }
+      : undefined;
+  }
+
   private confinedEnv(env: Record<string, string>, scratch: CallScratch | undefined): Record<string, string> {
     if (!scratch) return env;
     const pinned: Record<string, string> = {};
@@ -1134,14 +1155,21 @@ function withTraceContext(
   env: Record<string, string>,
   span: Span,
   remote: TraceContext | undefined,
+  proxy?: ProxyTrace,
 ): Record<string, string> {
   if (!span.recording && !remote) return env;
   const context = span.context;
   return {
-    ...env,
+    ...(proxy ? withProxyUrl(env, proxy.plain, proxy.traced(context)) : env),
     TRACEPARENT: span.traceparent(),
     ...(context.tracestate ? { TRACESTATE: context.tracestate } : {}),
   };
+}
+
+/** A call's proxy URL (`plain`) and the same URL carrying a trace context (kit/proxy-user.ts). */
+interface ProxyTrace {
+  readonly plain: string;
+  readonly traced: (context: TraceContext) => string;
 }
 
 function endProcessSpan(span: Span, result: RunResult | undefined): void {

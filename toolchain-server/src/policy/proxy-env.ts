@@ -42,10 +42,30 @@ export interface EgressProxySettings {
  * address instead of the configured name: under `limits.connect: egress` a call may open no UDP socket, so it
  * cannot resolve the proxy's name itself (docs/confinement.md, "The second wall").
  */
-export function proxyUrl(settings: EgressProxySettings, token: string, address?: string): string {
+export function proxyUrl(
+  settings: EgressProxySettings,
+  token: string,
+  address?: string,
+  user: string = settings.user,
+): string {
   const url = new URL(settings.url);
   const host = address === undefined ? url.host : `${isIPv6(address) ? `[${address}]` : address}:${url.port}`;
-  return `${url.protocol}//${encodeURIComponent(settings.user)}:${encodeURIComponent(token)}@${host}`;
+  return `${url.protocol}//${encodeURIComponent(user)}:${encodeURIComponent(token)}@${host}`;
+}
+
+/**
+ * `env` with every value that is the proxy URL `plain` (the proxy variables, git's `http.proxy` override) replaced
+ * by `traced`, the same URL whose user carries the call's trace context (kit/proxy-user.ts), so the broker's
+ * tunnel spans of the call's command join its trace.
+ */
+export function withProxyUrl(
+  env: Readonly<Record<string, string>>,
+  plain: string,
+  traced: string,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).map(([name, value]) => [name, value === plain ? traced : value]),
+  );
 }
 
 /**
