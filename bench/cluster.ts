@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { checkSpecText } from '../constructs/src/check-spec-text.ts';
 import { renderAgent } from '../constructs/src/render.ts';
+import { quantityValue } from '../constructs/src/sandbox-plan.ts';
 import type { ToolyardAgent } from '../schema/src/types.generated.ts';
 import { buildClusterBinaries } from '../test/cluster/binaries.ts';
 import { startCluster } from '../test/cluster/cluster.ts';
@@ -82,11 +83,55 @@ function fleet(): { objects: Record<string, unknown>[]; namespaces: string[] } {
   return { objects, namespaces: [...namespaces].sort() };
 }
 
+interface PodTemplate {
+  readonly spec: {
+    readonly containers: readonly Container[];
+    readonly initContainers?: readonly (Container & { restartPolicy?: string })[];
+  };
+}
+interface Container {
+  readonly resources?: { readonly requests?: Readonly<Record<string, string>> };
+}
+
+/** What one pod asks the scheduler for: its containers' requests, or its largest init container's if larger. */
+function podRequests(pod: PodTemplate): { cpu: number; memory: number } {
+  const of = (c: Container, name: string) => quantityValue(c.resources?.requests?.[name] ?? '0') || 0;
+  // Sidecars (init containers that always restart) run beside the containers and count with them.
+  const running = [
+    ...pod.spec.containers,
+    ...(pod.spec.initContainers ?? []).filter((c) => c.restartPolicy === 'Always'),
+  ];
+  const init = (pod.spec.initContainers ?? []).filter((c) => c.restartPolicy !== 'Always');
+  const sum = (name: string) => running.reduce((total, c) => total + of(c, name), 0);
+  const max = (name: string) => Math.max(0, ...init.map((c) => of(c, name)));
+  return { cpu: Math.max(sum('cpu'), max('cpu')), memory: Math.max(sum('memory'), max('memory')) };
+}
+
+/**
+ * kwok nodes enough for every pod with a fifth to spare: each takes 250 pods, 64 CPUs and 512 GiB
+ * (kwok-stages.ts), and the fleet's requests, not its pod count, decide (its pods ask for more than a quarter CPU
+ * each on average).
+ */
+function nodesFor(objects: readonly Record<string, unknown>[]): number {
+  let pods = 0;
+  let cpu = 0;
+  let memory = 0;
+  for (const o of objects) {
+    if (o['kind'] !== 'Deployment' && o['kind'] !== 'StatefulSet') continue;
+    const spec = o['spec'] as { replicas?: number; template: PodTemplate };
+    const replicas = spec.replicas ?? 1;
+    const asked = podRequests(spec.template);
+    pods += replicas;
+    cpu += replicas * asked.cpu;
+    memory += replicas * asked.memory;
+  }
+  return Math.ceil(Math.max((pods * 1.2) / 250, (cpu * 1.2) / 64, (memory * 1.2) / 512 / 1024 ** 3)) + 1;
+}
+
 buildClusterBinaries(log);
 const { objects, namespaces } = fleet();
 const workloads = objects.filter((o) => o['kind'] === 'Deployment' || o['kind'] === 'StatefulSet').length;
-// Room for every pod: kwok nodes take 250 each.
-const nodes = Math.ceil((workloads * 1.2) / 250) + 1;
+const nodes = nodesFor(objects);
 // The controllers unthrottled, as kwok's own scale tests run them: the figure is then the API server's and the
 // controllers' work, not their client rate limits (`--throttled` keeps the defaults, for comparison).
 const cluster = await startCluster({
