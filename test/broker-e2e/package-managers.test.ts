@@ -22,6 +22,8 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { tracedProxyUser } from '../../toolchain-server/kit/proxy-user.ts';
+import { parseTraceparent, type TraceContext } from '../../toolchain-server/kit/trace-context.ts';
 import { BUNDLE_PATH } from '../../toolchain-server/scripts/bundle.ts';
 import { egressProxyEnv } from '../../toolchain-server/src/policy/proxy-env.ts';
 import type { FakeApi } from '../backends/fake-model.ts';
@@ -39,6 +41,10 @@ import {
 import { AGENT, brokerToken, RegistryWorld, toolchainConfig } from './registry-world.ts';
 import { BROKER_AGENT_SIDE } from './topology.ts';
 
+/** The context a traced `exec_allowed` call's process span gives its children. */
+const TRACED_CALL = parseTraceparent(
+  '00-5ce0e9a56015fec5aadfa328ae398115-7a085853722dc6d2-01',
+) as TraceContext;
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ECOSYSTEM: Record<PackageManager['name'], string> = {
   npm: 'npm',
@@ -152,9 +158,10 @@ describe('real package managers through the real broker, by name', { timeout: 5 
 
   /**
    * Runs `script` in the tool's toolchain container as the toolchain server runs a child: the container's env
-   * plus the proxy env of its rendered `egressProxy`, with `caller`'s token (another caller's, to test that).
+   * plus the proxy env of its rendered `egressProxy`, with `caller`'s token (another caller's, to test that);
+   * with `trace`, the proxy user carries it as a traced call's does (`<caller>~<traceparent>`).
    */
-  const fetchWith = (pm: PackageManager, script: string, caller = pm.name) => {
+  const fetchWith = (pm: PackageManager, script: string, caller = pm.name, trace?: TraceContext) => {
     const work = `/tmp/${pm.name}-${Math.random().toString(36).slice(2, 8)}`;
     const proxy = proxies.get(pm.name);
     assert.ok(proxy, `toolchain ${pm.name} is rendered without an egressProxy`);
@@ -166,7 +173,11 @@ describe('real package managers through the real broker, by name', { timeout: 5 
       imageEnv: {
         PATH: '/usr/local/bin:/usr/bin:/bin',
         ...egressProxyEnv(
-          { url: callerProxy.url, user: callerProxy.user as string, noProxy: callerProxy.noProxy },
+          {
+            url: callerProxy.url,
+            user: trace ? tracedProxyUser(callerProxy.user as string, trace) : (callerProxy.user as string),
+            noProxy: callerProxy.noProxy,
+          },
           tokens.get(`toolchain-${caller}`) as string,
         ),
         ...pm.env(work, `${CA_DIR}/ca.pem`),
@@ -180,10 +191,12 @@ describe('real package managers through the real broker, by name', { timeout: 5 
   const site = (name: string) => world?.sites.get(name) as FakeApi;
 
   for (const pm of PACKAGE_MANAGERS) {
-    it(`${pm.name} fetches its package from ${pm.hosts.join(' and ')} through the broker`, async (t) => {
+    it(`${pm.name} fetches its package from ${pm.hosts.join(' and ')} through the broker, as a traced call's child`, async (t) => {
       if (skip) return t.skip(skip);
       const before = connects(`toolchain-${pm.name}`).length;
-      const result = await fetchWith(pm, pm.script());
+      // The proxy user carries the call's trace context: the tool must send it as written, and the broker still
+      // knows the caller by its token (the audit lines below name it).
+      const result = await fetchWith(pm, pm.script(), pm.name, TRACED_CALL);
       const context = `exit ${result.code}\n${result.stdout.slice(-1500)}\n${result.stderr.slice(-3000)}\nbroker:\n${world?.broker?.output().slice(-3000)}`;
       assert.equal(result.code, 0, context);
       const tunnels = () => connects(`toolchain-${pm.name}`).slice(before);
