@@ -177,8 +177,8 @@ export class Toolchain {
   private readonly proxiedEnv: Record<string, string>;
   /** The broker proxy URL with this toolchain's credentials, when egressProxy is set. */
   private readonly httpProxy: string | undefined;
-  /** `httpProxy` whose user carries a call's trace context, for the call's tunnels to join its trace. */
-  private readonly tracedProxy: ((context: TraceContext) => string) | undefined;
+  /** `httpProxy`, and how its user carries a call's trace context (for the call's tunnels to join its trace). */
+  private readonly proxyTrace: ProxyTrace | undefined;
   /** `offlineEnv`: set on calls without the proxy. */
   private readonly offlineEnv: Readonly<Record<string, string>>;
   private readonly callerAllowed: readonly string[];
@@ -230,8 +230,11 @@ export class Toolchain {
       this.proxiedEnv = { ...this.baseEnv, ...egressProxyEnv(config.egressProxy, token, opts.proxyAddress) };
       this.httpProxy = proxyUrl(config.egressProxy, token, opts.proxyAddress);
       const { egressProxy } = config;
-      this.tracedProxy = (context) =>
-        proxyUrl(egressProxy, token, opts.proxyAddress, tracedProxyUser(egressProxy.user, context));
+      this.proxyTrace = {
+        plain: this.httpProxy,
+        traced: (context) =>
+          proxyUrl(egressProxy, token, opts.proxyAddress, tracedProxyUser(egressProxy.user, context)),
+      };
     }
     this.callerAllowed = config.env.callerAllowed;
 
@@ -660,7 +663,7 @@ export class Toolchain {
             this.confinedEnv(env, scratch),
             child,
             ctx.trace,
-            proxied ? this.proxyTrace() : undefined,
+            proxied ? this.proxyTrace : undefined,
           ),
           ...scratchEnv,
         },
@@ -837,13 +840,6 @@ export class Toolchain {
   }
 
   /** The child environment with the call's scratch dirs and the pinned tool configs (callers cannot override). */
-  /** The plain proxy URL and how to carry a context in it, for withTraceContext; undefined without egressProxy. */
-  private proxyTrace(): ProxyTrace | undefined {
-    return this.httpProxy && this.tracedProxy
-      ? { plain: this.httpProxy, traced: this.tracedProxy }
-      : undefined;
-  }
-
   private confinedEnv(env: Record<string, string>, scratch: CallScratch | undefined): Record<string, string> {
     if (!scratch) return env;
     const pinned: Record<string, string> = {};
