@@ -153,6 +153,21 @@ export class PodVolumes {
     chmodSync(root, 0o755);
   }
 
+  /**
+   * The values of `container`'s `secretKeyRef` env entries, as the kubelet resolves them from this pod's Secrets
+   * (an entry whose Secret or key is not there is left out).
+   */
+  secretEnv(container: string): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const entry of this.pod.containers.find((c) => c.name === container)?.env ?? []) {
+      const ref = (entry.valueFrom as { secretKeyRef?: { name: string; key: string } } | undefined)
+        ?.secretKeyRef;
+      const value = ref && this.secrets.get(ref.name)?.[ref.key];
+      if (value !== undefined) env[entry.name] = value;
+    }
+    return env;
+  }
+
   /** Host directory of a volume, laid out on first use. */
   hostPath(name: string): string {
     const existing = this.paths.get(name);

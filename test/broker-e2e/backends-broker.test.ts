@@ -331,19 +331,6 @@ describe('real agent CLIs through the real broker, holding no model key', { time
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The values of the container's `secretKeyRef` env entries, as the kubelet resolves them. */
-  const secretEnvOf = (name: string): Record<string, string> => {
-    const container = volumes.pod.containers.find((c) => c.name === name);
-    const env: Record<string, string> = {};
-    for (const entry of container?.env ?? []) {
-      const ref = (entry.valueFrom as { secretKeyRef?: { name: string; key: string } } | undefined)
-        ?.secretKeyRef;
-      const value = ref && secrets.get(ref.name)?.[ref.key];
-      if (value !== undefined) env[entry.name] = value;
-    }
-    return env;
-  };
-
   const containerOptions = (provider: Provider) => ({
     cwd: WORKSPACE,
     imageMounts,
@@ -351,7 +338,7 @@ describe('real agent CLIs through the real broker, holding no model key', { time
       PATH: '/opt/backend-clis/node_modules/.bin:/opt/node/bin:/usr/local/bin:/usr/bin:/bin',
       NO_COLOR: '1',
     },
-    secretEnv: secretEnvOf(provider.backend),
+    secretEnv: volumes.secretEnv(provider.backend),
     hosts: [`${BROKER_AGENT_SIDE} ${BROKER_SERVICE}`],
     netns: topology!.namespaces.exec('agent', []),
     timeoutMs: CLI_TIMEOUT_MS,

@@ -185,17 +185,6 @@ describe('one trace per agent action, in Jaeger', { timeout: 15 * 60_000 }, () =
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const secretEnvOf = (name: string): Record<string, string> => {
-    const container = volumes.pod.containers.find((c) => c.name === name);
-    const env: Record<string, string> = {};
-    for (const entry of container?.env ?? []) {
-      const ref = (entry.valueFrom as { secretKeyRef?: { name: string; key: string } } | undefined)
-        ?.secretKeyRef;
-      if (ref) env[entry.name] = secrets.get(ref.name)?.[ref.key] ?? '';
-    }
-    return env;
-  };
-
   /** Every value that must never be in a trace: keys, tokens, every prompt and canary. */
   const forbidden = () => [
     ...keys.values(),
@@ -224,7 +213,7 @@ describe('one trace per agent action, in Jaeger', { timeout: 15 * 60_000 }, () =
         PATH: '/opt/backend-clis/node_modules/.bin:/opt/node/bin:/usr/local/bin:/usr/bin:/bin',
         NO_COLOR: '1',
       },
-      secretEnv: secretEnvOf(cli.backend),
+      secretEnv: volumes.secretEnv(cli.backend),
       hosts: [`${BROKER_AGENT_SIDE} ${BROKER_SERVICE}`],
       netns: topology!.namespaces.exec('agent', []),
       timeoutMs: 180_000,
