@@ -14,15 +14,13 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { memorySink } from '../../toolchain-server/kit/audit-sink.ts';
-import {
-  parseSandboxManagerConfig,
-  type SandboxManagerConfig,
-} from '../../toolchain-server/sandbox-manager/config.ts';
+import type { SandboxManagerConfig } from '../../toolchain-server/sandbox-manager/config.ts';
 import { SandboxManager } from '../../toolchain-server/sandbox-manager/manager.ts';
 import { SandboxTools, sandboxToolsFor } from '../../toolchain-server/sandbox-manager/tools.ts';
 import { freePort } from '../support/free-port.ts';
 import { Lab, type LabServer, PATH, POD_UID } from '../toolchain-server/code-mode/lab.ts';
 import { FakeProvider } from './fake-provider.ts';
+import { testManagerConfig, testTemplate } from './manager-config.ts';
 
 const BOOTSTRAP = 'bootstrap-token-for-the-code-mode-sandbox-test';
 
@@ -106,39 +104,24 @@ describe('sandbox_run_code (fake provider, real sandbox servers as uid 65532, co
     await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
     tcpPort = (tcp.address() as { port: number }).port;
     const port = await freePort();
-    const template = (name: string, codeMode?: { languages: ('python' | 'node')[] }) => ({
-      name,
-      warmPool: `tester-sandbox-${name}`,
-      serverPort: port,
-      serverHost: '127.0.0.1',
-      cpuMillis: 0,
-      memoryBytes: 0,
-      idleTimeoutSeconds: 600,
-      retentionSeconds: 3600,
-      maxTimeoutSeconds: 60,
-      maxUploadBytes: 4096,
-      maxDownloadBytes: 4096,
-      ...(codeMode ? { codeMode } : {}),
-    });
-    const parsed = parseSandboxManagerConfig({
-      agent: 'tester',
-      namespace: 'agents',
-      provider: 'agent-sandbox',
-      listen: { port: 0 },
-      health: { port: 0 },
-      auth: { bearerTokenFile: '/unused' },
-      bootstrapTokenFile: bootstrapFile,
-      labels: { 'toolyard.dev/sandbox-manager': 'tester' },
-      quota: { maxSandboxes: 3, maxSessions: 3, cpuMillis: 0, memoryBytes: 0 },
-      templates: [
+    const template = (name: string, codeMode?: { languages: ('python' | 'node')[] }) =>
+      testTemplate(name, port, {
+        cpuMillis: 0,
+        memoryBytes: 0,
+        maxTimeoutSeconds: 60,
+        maxUploadBytes: 4096,
+        maxDownloadBytes: 4096,
+        ...(codeMode ? { codeMode } : {}),
+      });
+    config = testManagerConfig(
+      bootstrapFile,
+      [
         template('py', { languages: ['python'] }),
         template('plain'),
         template('poly', { languages: ['python', 'node'] }),
       ],
-      defaultTemplate: 'py',
-    });
-    assert.ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.issues));
-    config = parsed.config;
+      { quota: { maxSandboxes: 3, maxSessions: 3, cpuMillis: 0, memoryBytes: 0 } },
+    );
     let started = 0;
     // Each sandbox: the server config a rendered template with codeMode has, run as the pod uid.
     const provider = new FakeProvider(

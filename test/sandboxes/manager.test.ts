@@ -11,15 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { memorySink } from '../../toolchain-server/kit/audit-sink.ts';
-import {
-  parseSandboxManagerConfig,
-  type SandboxManagerConfig,
-} from '../../toolchain-server/sandbox-manager/config.ts';
+import type { SandboxManagerConfig } from '../../toolchain-server/sandbox-manager/config.ts';
 import { SandboxManager } from '../../toolchain-server/sandbox-manager/manager.ts';
 import { sandboxToken, sessionObjectName } from '../../toolchain-server/sandbox-manager/records.ts';
 import { SandboxTools } from '../../toolchain-server/sandbox-manager/tools.ts';
 import { freePort } from '../support/free-port.ts';
 import { FakeProvider } from './fake-provider.ts';
+import { testManagerConfig, testTemplate } from './manager-config.ts';
 
 const BOOTSTRAP = 'bootstrap-token-for-the-manager-test';
 
@@ -45,35 +43,7 @@ describe('the sandbox manager (fake provider, real sandbox servers)', () => {
   before(async () => {
     writeFileSync(bootstrapFile, `${BOOTSTRAP}\n`);
     const port = await freePort();
-    const parsed = parseSandboxManagerConfig({
-      agent: 'tester',
-      namespace: 'agents',
-      provider: 'agent-sandbox',
-      listen: { port: 0 },
-      health: { port: 0 },
-      auth: { bearerTokenFile: '/unused' },
-      bootstrapTokenFile: bootstrapFile,
-      labels: { 'toolyard.dev/sandbox-manager': 'tester' },
-      quota: { maxSandboxes: 2, maxSessions: 3, cpuMillis: 0, memoryBytes: 0 },
-      templates: [
-        {
-          name: 'shell',
-          warmPool: 'tester-sandbox-shell',
-          serverPort: port,
-          serverHost: '127.0.0.1',
-          cpuMillis: 1000,
-          memoryBytes: 1024 ** 3,
-          idleTimeoutSeconds: 60,
-          retentionSeconds: 3600,
-          maxTimeoutSeconds: 30,
-          maxUploadBytes: 2048,
-          maxDownloadBytes: 2048,
-        },
-      ],
-      defaultTemplate: 'shell',
-    });
-    assert.ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.issues));
-    config = parsed.config;
+    config = testManagerConfig(bootstrapFile, [testTemplate('shell', port, { idleTimeoutSeconds: 60 })]);
     provider = new FakeProvider(dir, bootstrapFile, port);
     manager = new SandboxManager(config, provider, BOOTSTRAP, { clock });
     tools = new SandboxTools(manager, log);

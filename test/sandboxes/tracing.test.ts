@@ -16,7 +16,6 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { memorySink } from '../../toolchain-server/kit/audit-sink.ts';
 import { startTelemetry, type Telemetry } from '../../toolchain-server/kit/telemetry.ts';
-import { parseSandboxManagerConfig } from '../../toolchain-server/sandbox-manager/config.ts';
 import { sessionHash, sessionObjectName } from '../../toolchain-server/sandbox-manager/records.ts';
 import {
   buildSandboxManager,
@@ -26,6 +25,7 @@ import { BUNDLE_PATH } from '../../toolchain-server/scripts/bundle.ts';
 import { freePort } from '../support/free-port.ts';
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { FakeProvider } from './fake-provider.ts';
+import { testManagerConfig, testTemplate } from './manager-config.ts';
 
 const BOOTSTRAP = 'bootstrap-token-tracing-4f1c9e';
 const BEARER = 'manager-bearer-token-7d2a51';
@@ -107,36 +107,10 @@ describe('the sandbox manager’s spans (real HTTP app, a real sandbox server pr
     writeFileSync(bootstrapFile, `${BOOTSTRAP}\n`);
     receiver = await startOtlpReceiver();
     const port = await freePort();
-    const parsed = parseSandboxManagerConfig({
-      agent: 'tester',
-      namespace: 'agents',
-      provider: 'agent-sandbox',
+    const config = testManagerConfig(bootstrapFile, [testTemplate('shell', port)], {
       listen: { host: '127.0.0.1', port: 0 },
-      health: { port: 0 },
-      auth: { bearerTokenFile: '/unused' },
-      bootstrapTokenFile: bootstrapFile,
-      labels: { 'toolyard.dev/sandbox-manager': 'tester' },
-      quota: { maxSandboxes: 2, maxSessions: 3, cpuMillis: 0, memoryBytes: 0 },
-      templates: [
-        {
-          name: 'shell',
-          warmPool: 'tester-sandbox-shell',
-          serverPort: port,
-          serverHost: '127.0.0.1',
-          cpuMillis: 1000,
-          memoryBytes: 1024 ** 3,
-          idleTimeoutSeconds: 600,
-          retentionSeconds: 3600,
-          maxTimeoutSeconds: 30,
-          maxUploadBytes: 2048,
-          maxDownloadBytes: 2048,
-        },
-      ],
-      defaultTemplate: 'shell',
       telemetry: { endpoint: receiver.url, sampleRatio: 1 },
     });
-    assert.ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.issues));
-    const config = parsed.config;
     const provider = new FakeProvider(
       dir,
       bootstrapFile,
