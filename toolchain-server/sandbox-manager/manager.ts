@@ -386,13 +386,7 @@ export class SandboxManager {
     parent?: TraceContext,
   ): Promise<ToolAnswer> {
     return this.withSandbox(sessionKey, parent, async (call, _record, template) => {
-      const timeout = input.timeoutSeconds ?? Math.min(300, template.maxTimeoutSeconds);
-      if (timeout > template.maxTimeoutSeconds)
-        throw new SandboxError(
-          'TOOLYARD_SANDBOX_TIMEOUT_EXCEEDS_MAX',
-          `timeoutSeconds ${timeout} is above the template's maximum`,
-          `at most ${template.maxTimeoutSeconds} seconds`,
-        );
+      const timeout = callTimeout(template, input.timeoutSeconds);
       return call(
         'exec_allowed',
         {
@@ -444,13 +438,7 @@ export class SandboxManager {
     return this.withSandbox(sessionKey, parent, async (call, _record, template) => {
       const refused = refuse(template);
       if (refused) throw refused;
-      const timeout = input.timeoutSeconds ?? Math.min(300, template.maxTimeoutSeconds);
-      if (timeout > template.maxTimeoutSeconds)
-        throw new SandboxError(
-          'TOOLYARD_SANDBOX_TIMEOUT_EXCEEDS_MAX',
-          `timeoutSeconds ${timeout} is above the template's maximum`,
-          `at most ${template.maxTimeoutSeconds} seconds`,
-        );
+      const timeout = callTimeout(template, input.timeoutSeconds);
       return call(
         'run_code',
         {
@@ -634,4 +622,16 @@ export function checkWorkspacePath(path: string): string {
   if (path.startsWith('/')) refuse('is absolute');
   if (path.split('/').some((part) => part === '..')) refuse('leaves the workspace (..)');
   return path;
+}
+
+/** A call's timeout in a sandbox of `template`: the one asked for, else 300 s or the template's maximum if lower. */
+function callTimeout(template: SandboxTemplateConfig, requested: number | undefined): number {
+  const timeout = requested ?? Math.min(300, template.maxTimeoutSeconds);
+  if (timeout > template.maxTimeoutSeconds)
+    throw new SandboxError(
+      'TOOLYARD_SANDBOX_TIMEOUT_EXCEEDS_MAX',
+      `timeoutSeconds ${timeout} is above the template's maximum`,
+      `at most ${template.maxTimeoutSeconds} seconds`,
+    );
+  return timeout;
 }
