@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../../release/src/cache-dir.ts';
 import { fillCacheDir, goBuild, hasFile } from '../support/go-build.ts';
+import { type AnyValue, attributes } from '../support/otlp-receiver.ts';
 
 const MODULE = join(dirname(fileURLToPath(import.meta.url)), 'jaeger');
 export const JAEGER_VERSION = 'v1.76.0';
@@ -82,17 +83,6 @@ export interface Jaeger {
   output(): string;
   stop(): Promise<void>;
 }
-
-type AnyValue = {
-  stringValue?: string;
-  intValue?: string | number;
-  boolValue?: boolean;
-  doubleValue?: number;
-};
-const value = (v: AnyValue) =>
-  v.stringValue ?? v.boolValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.doubleValue ?? ''));
-const attrs = (list: { key: string; value: AnyValue }[] | undefined) =>
-  Object.fromEntries((list ?? []).map((a) => [a.key, value(a.value)]));
 
 export interface StartJaegerOptions {
   /** Where it listens (default 127.0.0.1); an address inside a namespace with `exec`. */
@@ -170,7 +160,7 @@ export async function startJaeger(options: StartJaegerOptions): Promise<Jaeger> 
       };
       const spans: StoredSpan[] = [];
       for (const rs of body.result?.resourceSpans ?? []) {
-        const resource = attrs(rs.resource?.attributes);
+        const resource = attributes(rs.resource?.attributes);
         for (const ss of rs.scopeSpans ?? [])
           for (const s of ss.spans ?? [])
             spans.push({
@@ -180,7 +170,7 @@ export async function startJaeger(options: StartJaegerOptions): Promise<Jaeger> 
               traceId: String(s.traceId),
               spanId: String(s.spanId),
               parentSpanId: (s.parentSpanId as string | undefined) || undefined,
-              attributes: attrs(s.attributes as { key: string; value: AnyValue }[]),
+              attributes: attributes(s.attributes as { key: string; value: AnyValue }[]),
               resource,
             });
       }

@@ -30,7 +30,8 @@ export interface OtlpReceiver {
   close(): Promise<void>;
 }
 
-type AnyValue = {
+/** An OTLP/JSON attribute value. */
+export type AnyValue = {
   stringValue?: string;
   intValue?: string | number;
   boolValue?: boolean;
@@ -44,7 +45,8 @@ function value(v: AnyValue): string | number | boolean {
   return v.doubleValue ?? '';
 }
 
-function attributes(
+/** OTLP/JSON attributes (a key/value list) as a plain record; an integer's string form read as a number. */
+export function attributes(
   list: { key: string; value: AnyValue }[] | undefined,
 ): Record<string, string | number | boolean> {
   return Object.fromEntries((list ?? []).map((a) => [a.key, value(a.value)]));
